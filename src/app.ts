@@ -1,0 +1,91 @@
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { flowApi, flowApiDescription } from './flow/flow.api.ts';
+import { notesApi, notesApiDescription } from './notes/notes.api.ts';
+import type { Config } from './platform/config.ts';
+import { type Database, openDatabase } from './platform/db/client.ts';
+import { runMigrations } from './platform/db/migrate.ts';
+import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { healthRoutes } from './platform/http/health.routes.ts';
+import { registerOpenApi } from './platform/http/openapi.ts';
+import { requestIdFrom } from './platform/http/request-id.ts';
+import type { AppInstance, Platform } from './platform/http/types.ts';
+import { type JobDefinition, JobQueue } from './platform/jobs.ts';
+import { createLogger, type Logger } from './platform/logger.ts';
+
+export interface AppOverrides {
+  /** An already open (and migrated) database; the caller keeps ownership and closes it. */
+  database?: Database;
+  logger?: Logger;
+  /** Extra job definitions, registered next to the features' own (used by tests). */
+  jobs?: readonly JobDefinition<any>[];
+}
+
+export type { AppInstance };
+
+/**
+ * Builds the whole service: database (opened and migrated unless given), job queue (started as a
+ * publisher; workers start separately with `app.vetflow.jobs.startWorkers()`), both API trees,
+ * OpenAPI documents and health routes. `app.close()` releases everything it opened.
+ */
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<AppInstance> {
+  const logger = overrides.logger ?? createLogger(config);
+  const ownsDatabase = overrides.database === undefined;
+  const database = overrides.database ?? (await openDatabase(config));
+  let jobs: JobQueue | undefined;
+  try {
+    if (config.MIGRATE_ON_START) await runMigrations(database);
+    jobs = new JobQueue(database, config, logger, [...(overrides.jobs ?? [])]);
+    await jobs.start();
+  } catch (error) {
+    await jobs?.stop(1_000).catch(() => {});
+    if (ownsDatabase) await database.close().catch(() => {});
+    throw error;
+  }
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: requestIdFrom,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // A hop count is valid at runtime (proxy-addr) though Fastify's types only list the other forms.
+    trustProxy: config.TRUST_PROXY as boolean | string[],
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<ZodTypeProvider>();
+
+  const platform: Platform = { config, database, jobs };
+  app.decorate('vetflow', platform);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON is the only body type the APIs take (multipart uploads register their own parser).
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+  // While closing, responses ask clients to drop the connection: a keep-alive socket that goes
+  // idle after its last in-flight response would otherwise hold shutdown for the keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onClose', async () => {
+    // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.
+    await platform.jobs.stop(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000));
+    if (ownsDatabase) await database.close();
+  });
+
+  await app.register(healthRoutes);
+  if (config.ROLE !== 'worker') {
+    await registerOpenApi(app, [notesApiDescription, flowApiDescription], config.PUBLIC_BASE_URL);
+    await app.register(notesApi, { prefix: notesApiDescription.prefix });
+    await app.register(flowApi, { prefix: flowApiDescription.prefix });
+  }
+  return app;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../platform/config.ts';
+import { openDatabase } from '../platform/db/client.ts';
+import { runMigrations } from '../platform/db/migrate.ts';
+import { createLogger } from '../platform/logger.ts';
+import { type CliContext, CliError, commands } from './commands.ts';
+
+// The operator CLI (DECISIONS §3): each command prints exactly one JSON object on stdout; logs and
+// errors go to stderr; exit code 0 on success, 1 with a one-line error otherwise.
+
+async function main(argv: string[]): Promise<number> {
+  const command = commands.find((candidate) => matches(candidate.name, argv));
+  if (!command) {
+    const known = commands.map((candidate) => candidate.name).join(', ');
+    throw new CliError(`unknown command "${argv.join(' ')}"; known commands: ${known}`);
+  }
+  const { values } = parseArgs({
+    args: argv.slice(command.name.split(' ').length),
+    options: command.options ?? {},
+    strict: true,
+    allowPositionals: false,
+  });
+
+  const config = loadConfig();
+  const logger = createLogger({ LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, process.stderr);
+  const database = await openDatabase(config);
+  try {
+    // Every command works on a current schema, as the server would.
+    await runMigrations(database);
+    const context: CliContext = { config, database, logger };
+    const result = await command.run(context, values as Record<string, string | boolean | undefined>);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+function matches(name: string, argv: string[]): boolean {
+  const words = name.split(' ');
+  return words.every((word, index) => argv[index] === word);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const known = error instanceof CliError || error instanceof ConfigError || (error as Error)?.name === 'DataDirInUseError';
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`error: ${(known ? message : `unexpected failure: ${message}`).replaceAll('\n', ' ')}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,46 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './platform/config.ts';
+import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { createLogger } from './platform/logger.ts';
+
+// read config → buildApp → listen → start workers; SIGTERM/SIGINT close everything in order.
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
+
+const logger = createLogger(config);
+
+try {
+  const app = await buildApp(config, { logger });
+
+  closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an unexpected error');
+    else logger.info({ signal }, 'shutting down');
+    await app.close();
+  });
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();
+  logger.info(
+    {
+      role: config.ROLE,
+      database: app.vetflow.database.kind,
+      docs: config.ROLE === 'worker' ? undefined : `${config.PUBLIC_BASE_URL}/docs`,
+    },
+    'vetflow started',
+  );
+} catch (error) {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    logger.fatal({ err: error }, 'vetflow could not start');
+  }
+  process.exit(1);
+}

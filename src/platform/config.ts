@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+// The only reader of process.env. Every variable is documented in .env.example; a bad value
+// stops start-up with one line naming the variable (see ConfigError).
+
+const bool = (fallback: boolean) => z.stringbool().default(fallback);
+const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+const optionalUrl = optionalText.pipe(z.url().optional());
+
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): boolean | number | string[] => {
+    const text = value.trim();
+    if (text === 'true') return true;
+    if (text === 'false' || text === '') return false;
+    if (/^\d+$/.test(text)) return Number(text);
+    const list = text.split(',').map((part) => part.trim());
+    if (list.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return list;
+    ctx.addIssue({ code: 'custom', message: 'expected true, false, a hop count or a list of IPs/CIDRs' });
+    return z.NEVER;
+  });
+
+const variables = z.object({
+  PORT: int(3000, 0, 65535),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_BASE_URL: optionalUrl,
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  DATABASE_POOL_MAX: int(10, 1, 200),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MIGRATE_ON_START: bool(true),
+  ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  TRUST_PROXY: trustProxy,
+  REQUEST_TIMEOUT_MS: int(300_000, 1_000),
+  CONNECTION_TIMEOUT_MS: int(60_000, 1_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(72_000, 1_000),
+  BODY_LIMIT_BYTES: int(1_048_576, 1_024),
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 1_000, 120_000),
+  JOB_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+
+  TRANSCRIPTION_PROVIDER: z.enum(['sandbox', 'openai']).default('sandbox'),
+  TRANSCRIPTION_BASE_URL: optionalUrl,
+  TRANSCRIPTION_API_KEY: optionalText,
+  TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+  SECTIONING_PROVIDER: z.enum(['rules', 'openai']).default('rules'),
+  SECTIONING_BASE_URL: optionalUrl,
+  SECTIONING_API_KEY: optionalText,
+  SECTIONING_MODEL: z.string().min(1).default('gpt-4o-mini'),
+
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  REDIS_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'expected a redis:// URL')
+      .optional(),
+  ),
+
+  AUDIO_MAX_BYTES: int(104_857_600, 1),
+  AUDIO_MIN_SECONDS: int(10, 0),
+  AUDIO_MAX_SECONDS: int(3600, 1),
+  RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: int(1000, 1),
+  RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),
+  RATE_LIMIT_VIEWER_PER_MINUTE: int(200, 1),
+  CRM_RATE_LIMIT_PER_MINUTE: int(300, 1),
+});
+
+/** Every environment variable the service reads. */
+export const CONFIG_VARIABLES = Object.keys(variables.shape);
+
+const schema = variables
+  .superRefine((env, ctx) => {
+    if (env.TRANSCRIPTION_PROVIDER === 'openai' && !env.TRANSCRIPTION_BASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['TRANSCRIPTION_BASE_URL'], message: 'required when TRANSCRIPTION_PROVIDER=openai' });
+    }
+    if (env.SECTIONING_PROVIDER === 'openai' && !env.SECTIONING_BASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['SECTIONING_BASE_URL'], message: 'required when SECTIONING_PROVIDER=openai' });
+    }
+    if (env.AUDIO_MIN_SECONDS >= env.AUDIO_MAX_SECONDS) {
+      ctx.addIssue({ code: 'custom', path: ['AUDIO_MIN_SECONDS'], message: 'must be below AUDIO_MAX_SECONDS' });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    PUBLIC_BASE_URL: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+  }));
+
+export type Config = Readonly<z.output<typeof schema>>;
+export type ConfigInput = Partial<Record<keyof z.input<typeof schema>, string>>;
+
+/** A configuration that cannot start the service; `message` is the single line shown to the operator. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = readProcessEnv()): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = issue?.path.join('.') || 'environment';
+    // Never echo the value: it may be a secret (an API key, a database password).
+    throw new ConfigError(`Invalid configuration: ${variable}: ${issue?.message ?? 'invalid value'}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+function readProcessEnv(): Record<string, string | undefined> {
+  // A local .env is a convenience for laptops; real environment variables win over it.
+  try {
+    process.loadEnvFile();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return process.env;
+}

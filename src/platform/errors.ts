@@ -1,0 +1,85 @@
+// The documented error catalogue: every code the service answers with, and its HTTP status.
+// Routes and services throw AppError(code, ...); http/error-handler.ts writes the flat body
+// {error, message, code, details?, request_id} once for both APIs.
+
+export const ERROR_STATUS = {
+  // generic request errors
+  MALFORMED_JSON: 400,
+  INVALID_REQUEST: 400,
+  INVALID_PARAMETER: 400,
+  VALIDATION_ERROR: 422,
+  ROUTE_NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMIT_EXCEEDED: 429,
+  TOO_MANY_FAILED_AUTHENTICATIONS: 429,
+  INTERNAL_ERROR: 500,
+  NOT_READY: 503,
+  SERVICE_UNAVAILABLE: 503,
+  // authentication and tenancy
+  INVALID_API_KEY: 401,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  INSUFFICIENT_PERMISSIONS: 403,
+  INSUFFICIENT_SCOPE: 403,
+  FORBIDDEN_TENANT: 403,
+  WORKSPACE_MISMATCH: 403,
+  BILLING_INACTIVE: 403,
+  // notes
+  NOTE_NOT_FOUND: 404,
+  SECTION_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  INVALID_SECTION_ID: 400,
+  INVALID_AUDIO_FORMAT: 400,
+  AUDIO_TOO_LARGE: 413,
+  AUDIO_DURATION_INVALID: 422,
+  QUOTA_EXCEEDED: 403,
+  NOTE_NOT_COMPLETED: 422,
+  NOTE_NOT_FAILED: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  // CRM
+  CONTACT_NOT_FOUND: 404,
+  LEAD_NOT_FOUND: 404,
+  DUPLICATE_PHONE: 409,
+  DUPLICATE_EXTERNAL_ID: 409,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const ERROR_NAMES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_entity',
+  429: 'too_many_requests',
+  500: 'internal_server_error',
+  502: 'bad_gateway',
+  503: 'service_unavailable',
+  504: 'gateway_timeout',
+};
+
+export function errorNameFor(status: number): string {
+  return ERROR_NAMES[status] ?? (status >= 500 ? 'internal_server_error' : 'bad_request');
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+  readonly details: Record<string, unknown> | undefined;
+  /** Extra response headers, e.g. Retry-After on a 429. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+    super(message);
+    this.code = code;
+    this.statusCode = ERROR_STATUS[code];
+    this.details = details;
+    this.headers = headers;
+  }
+}

@@ -1,0 +1,112 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError, type ErrorCode, errorNameFor } from '../errors.ts';
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  code: string;
+  details?: Record<string, unknown>;
+  request_id: string;
+}
+
+interface ErrorResponse {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The one place that turns any thrown error into the documented flat error body. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const response = toErrorResponse(error);
+    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: response.code, status: response.status }, 'request rejected');
+    return sendError(request, reply, response);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, {
+      status: 404,
+      code: 'ROUTE_NOT_FOUND',
+      message: `No route ${request.method} ${request.url.split('?')[0]}`,
+    }),
+  );
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
+  const body: ErrorBody = {
+    error: errorNameFor(response.status),
+    message: response.message,
+    code: response.code,
+    ...(response.details ? { details: response.details } : {}),
+    request_id: request.id,
+  };
+  if (response.headers) reply.headers(response.headers);
+  // Bypass any route response schema: an error body is not the route's success shape.
+  return reply.code(response.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+}
+
+const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', message: 'The request body is empty but declared as JSON' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_REQUEST' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' },
+};
+
+function toErrorResponse(error: FastifyError): ErrorResponse {
+  if (error instanceof AppError) {
+    return { status: error.statusCode, code: error.code, message: error.message, details: error.details, headers: error.headers };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) return validationResponse(error);
+  if (isResponseSerializationError(error)) {
+    return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+  }
+  const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (known) {
+    const message = known.code === 'UNSUPPORTED_MEDIA_TYPE' ? unsupportedMediaTypeMessage(error) : (known.message ?? error.message);
+    return { status: known.status, code: known.code, message };
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is not valid JSON' };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return { status, code: status === 429 ? 'RATE_LIMIT_EXCEEDED' : 'INVALID_REQUEST', message: error.message };
+  }
+  // Never leak internals: the log has the stack, the client gets the request id to quote.
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+}
+
+function unsupportedMediaTypeMessage(error: FastifyError): string {
+  const match = /: (.+)$/.exec(error.message);
+  return `Unsupported Content-Type${match ? ` ${match[1]}` : ''}; send application/json`;
+}
+
+type ValidationError = Parameters<typeof hasZodFastifySchemaValidationErrors>[0] & {
+  validation: { instancePath: string; message?: string; params?: Record<string, unknown> }[];
+  validationContext?: string;
+};
+
+// Path parameters and headers that fail their schema are a malformed request (400); a well-formed
+// body or query string that breaks its schema is unprocessable (422), with the field and reason.
+function validationResponse(error: ValidationError): ErrorResponse {
+  const context = error.validationContext ?? 'body';
+  const issues = error.validation.map((issue) => ({
+    field: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || context,
+    reason: issue.message ?? 'invalid value',
+  }));
+  const first = issues[0] ?? { field: context, reason: 'invalid value' };
+  const details = { field: first.field, reason: first.reason, location: context, ...(issues.length > 1 ? { issues } : {}) };
+  if (context === 'params' || context === 'headers') {
+    return {
+      status: 400,
+      code: 'INVALID_PARAMETER',
+      message: `Invalid ${context === 'params' ? 'path parameter' : 'header'} ${first.field}: ${first.reason}`,
+      details,
+    };
+  }
+  return { status: 422, code: 'VALIDATION_ERROR', message: `Invalid ${first.field}: ${first.reason}`, details };
+}

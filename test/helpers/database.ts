@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { runMigrations } from '../../src/platform/db/migrate.ts';
+import { adminDatabaseUrl, withDatabaseName } from './test-env.ts';
+
+export interface TestDatabase {
+  readonly database: Database;
+  /** Connection URL on real Postgres; undefined for the embedded database. */
+  readonly url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database owned by one test file: a template clone, or a new in-memory PGlite. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = adminDatabaseUrl();
+  const template = inject('templateDatabase');
+  if (!adminUrl || !template) {
+    const database = await openEmbedded(undefined);
+    await runMigrations(database);
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const name = `vetflow_t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const url = withDatabaseName(adminUrl, name);
+  const database = openPostgres(url, 5);
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close().catch(() => {});
+      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** An empty database with nothing in it (no migrations): on Postgres only. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const adminUrl = adminDatabaseUrl();
+  if (!adminUrl) return undefined;
+  const name = `vetflow_e_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  return {
+    url: withDatabaseName(adminUrl, name),
+    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function adminQuery(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}

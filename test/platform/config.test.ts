@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+
+describe('configuration', () => {
+  it('starts on embedded defaults with an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      DATA_DIR: './data',
+      MIGRATE_ON_START: true,
+      ROLE: 'all',
+      TRANSCRIPTION_PROVIDER: 'sandbox',
+      SECTIONING_PROVIDER: 'rules',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+      PUBLIC_BASE_URL: 'http://localhost:3000',
+      TRUST_PROXY: false,
+      AUDIO_MAX_BYTES: 104_857_600,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads typed values', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      MIGRATE_ON_START: 'false',
+      ROLE: 'worker',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+      TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+      DATABASE_URL: 'postgres://u:p@db:5432/vetflow',
+    });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      MIGRATE_ON_START: false,
+      ROLE: 'worker',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      TRUST_PROXY: ['10.0.0.0/8', '127.0.0.1'],
+    });
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ ROLE: 'everything' }, 'ROLE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MIGRATE_ON_START: 'maybe' }, 'MIGRATE_ON_START'],
+    [{ TRUST_PROXY: 'the-proxy' }, 'TRUST_PROXY'],
+    [{ TRANSCRIPTION_PROVIDER: 'openai' }, 'TRANSCRIPTION_BASE_URL'],
+    [{ SECTIONING_PROVIDER: 'openai' }, 'SECTIONING_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+  ])('refuses %o with one line naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toMatch(new RegExp(`^Invalid configuration: ${variable}: `));
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes a rejected value, which may be a secret', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://admin:hunter2-secret@db/x' })).toThrow(/DATABASE_URL/);
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://admin:hunter2-secret@db/x' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+});

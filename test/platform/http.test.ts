@@ -1,0 +1,168 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError } from '../../src/platform/errors.ts';
+import { createTestApp } from '../helpers/app.ts';
+
+const { app, logs } = await createTestApp();
+const { app: closable } = await createTestApp();
+
+// Routes that exist only in this test, to drive the shared error handling and request plumbing.
+app.post(
+  '/test/echo/:id',
+  { schema: { params: z.object({ id: z.uuid() }), body: z.object({ name: z.string().min(1).max(5) }) } },
+  async (request) => ({ id: request.params.id, name: request.body.name }),
+);
+app.get('/test/boom', async () => {
+  throw new Error('connection to 10.0.0.5 failed: password authentication failed for user admin');
+});
+app.get('/test/app-error', async () => {
+  throw new AppError('NOTE_NOT_FOUND', 'Note not found', { note_id: 'x' });
+});
+
+const VALID_ID = '6f1c1d0e-2a7b-4c51-9d3e-0c8a4e7b2f10';
+
+function expectErrorBody(body: Record<string, unknown>, error: string, code: string) {
+  expect(body).toMatchObject({ error, code });
+  expect(typeof body.message).toBe('string');
+  expect(typeof body.request_id).toBe('string');
+  expect(Object.keys(body).every((key) => ['error', 'message', 'code', 'details', 'request_id'].includes(key))).toBe(true);
+}
+
+describe('request ids', () => {
+  it('generates one and echoes it', async () => {
+    const response = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("honours the caller's X-Request-Id, in the header and in error bodies", async () => {
+    const response = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'erp-42.abc' } });
+    expect(response.headers['x-request-id']).toBe('erp-42.abc');
+    expect(response.json().request_id).toBe('erp-42.abc');
+  });
+
+  it('replaces an X-Request-Id that could forge log lines', async () => {
+    const response = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a\u0000b"}{' } });
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the flat error body', () => {
+  it('answers unknown routes with 404 ROUTE_NOT_FOUND', async () => {
+    const response = await app.inject({ method: 'GET', url: '/notes/v1/does-not-exist' });
+    expect(response.statusCode).toBe(404);
+    expectErrorBody(response.json(), 'not_found', 'ROUTE_NOT_FOUND');
+  });
+
+  it('answers malformed JSON with 400 MALFORMED_JSON', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/test/echo/${VALID_ID}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": "ab',
+    });
+    expect(response.statusCode).toBe(400);
+    expectErrorBody(response.json(), 'bad_request', 'MALFORMED_JSON');
+  });
+
+  it('answers a wrong content type with 415', async () => {
+    for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: `/test/echo/${VALID_ID}`,
+        headers: { 'content-type': type },
+        payload: 'name=a',
+      });
+      expect(response.statusCode, type).toBe(415);
+      expectErrorBody(response.json(), 'unsupported_media_type', 'UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
+  it('answers a body that breaks its schema with 422 and the field', async () => {
+    const response = await app.inject({ method: 'POST', url: `/test/echo/${VALID_ID}`, payload: { name: 'far too long' } });
+    expect(response.statusCode).toBe(422);
+    const body = response.json();
+    expectErrorBody(body, 'unprocessable_entity', 'VALIDATION_ERROR');
+    expect(body.details).toMatchObject({ field: 'name', location: 'body' });
+    expect(body.details.reason).toMatch(/5/);
+  });
+
+  it('answers a bad path id with 400', async () => {
+    const response = await app.inject({ method: 'POST', url: '/test/echo/not-a-uuid', payload: { name: 'ok' } });
+    expect(response.statusCode).toBe(400);
+    expectErrorBody(response.json(), 'bad_request', 'INVALID_PARAMETER');
+    expect(response.json().details.field).toBe('id');
+  });
+
+  it('accepts the valid request', async () => {
+    const response = await app.inject({ method: 'POST', url: `/test/echo/${VALID_ID}`, payload: { name: 'ok' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ id: VALID_ID, name: 'ok' });
+  });
+
+  it('maps an AppError code to its status and keeps its details', async () => {
+    const response = await app.inject({ method: 'GET', url: '/test/app-error' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({
+      error: 'not_found',
+      code: 'NOTE_NOT_FOUND',
+      message: 'Note not found',
+      details: { note_id: 'x' },
+    });
+  });
+
+  it('never leaks internals in a 500, but logs them with the request id', async () => {
+    const response = await app.inject({ method: 'GET', url: '/test/boom' });
+    expect(response.statusCode).toBe(500);
+    const body = response.json();
+    expectErrorBody(body, 'internal_server_error', 'INTERNAL_ERROR');
+    expect(response.body).not.toMatch(/10\.0\.0\.5|password|stack/i);
+    expect(logs.some((line) => line.includes('10.0.0.5') && line.includes(body.request_id))).toBe(true);
+  });
+});
+
+describe('logs', () => {
+  it('redact keys, tokens and cookies while still logging headers', async () => {
+    const canary = `vnk_${'c0ffee'.repeat(5)}ab`;
+    await app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: {
+        'x-api-key': canary,
+        authorization: `Bearer crm_live_${canary}`,
+        cookie: `vetflow_session=${canary}`,
+        'user-agent': 'redaction-probe/1.0',
+      },
+    });
+    const all = logs.join('\n');
+    expect(all).toContain('redaction-probe/1.0');
+    expect(all).toContain('[redacted]');
+    expect(all).not.toContain(canary);
+  });
+});
+
+describe('graceful close', () => {
+  it('finishes an in-flight request before closing', async () => {
+    const other = closable;
+    other.get('/test/slow', async () => {
+      await sleep(400);
+      return { done: true };
+    });
+    await other.listen({ port: 0, host: '127.0.0.1' });
+    const address = other.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const inFlight = fetch(`http://127.0.0.1:${port}/test/slow`);
+    await sleep(100);
+    const started = Date.now();
+    const closing = other.close();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(await response.json()).toEqual({ done: true });
+    await closing;
+    // The keep-alive socket must not hold shutdown for its idle timeout (72 s).
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
