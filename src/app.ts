@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Redis } from 'ioredis';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
 import type { Config } from './platform/config.ts';
@@ -58,8 +59,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     forceCloseConnections: 'idle',
   }).withTypeProvider<ZodTypeProvider>();
 
-  const platform: Platform = { config, database, jobs };
+  // Commands queue while Redis is unreachable instead of failing the request at once.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const platform: Platform = { config, database, jobs, redis, routes: [] };
   app.decorate('vetflow', platform);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) platform.routes.push({ method, url: route.url, config: { ...(route.config ?? {}) } });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body type the APIs take (multipart uploads register their own parser).
@@ -78,6 +86,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.
     await platform.jobs.stop(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000));
+    await redis?.quit().catch(() => {});
     if (ownsDatabase) await database.close();
   });
 

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
+import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
@@ -26,6 +27,8 @@ try {
     await app.close();
   });
 
+  const demoClinic = await ensureDemoClinic(app.vetflow.database.db);
+
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();
   logger.info(
@@ -36,6 +39,19 @@ try {
     },
     'vetflow started',
   );
+  // Shown once, on the very first start, straight to stdout: never through the (persisted) logs.
+  if (demoClinic) {
+    process.stdout.write(
+      [
+        '',
+        '  vetflow demo data (shown only this once; store it now):',
+        `    Notes API administrator key: ${demoClinic.adminKey}   (X-API-KEY header, clinic ${demoClinic.clinicId})`,
+        `    API reference: ${config.PUBLIC_BASE_URL}/docs`,
+        '',
+        '',
+      ].join('\n'),
+    );
+  }
 } catch (error) {
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);

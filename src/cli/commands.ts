@@ -1,32 +1,7 @@
-import type { ParseArgsOptionsConfig } from 'node:util';
-import type { Config } from '../platform/config.ts';
-import type { Database } from '../platform/db/client.ts';
-import type { Logger } from '../platform/logger.ts';
+import { notesCommands } from '../notes/notes.cli.ts';
+import type { CliCommand } from '../platform/cli.ts';
 
-/** A failure the operator caused (a bad flag, an unknown id): printed as one line, exit 1. */
-export class CliError extends Error {
-  override name = 'CliError';
-}
-
-export interface CliContext {
-  readonly config: Config;
-  readonly database: Database;
-  readonly logger: Logger;
-}
-
-export interface CliCommand {
-  /** One or two words, e.g. `migrate` or `tenant create`. */
-  readonly name: string;
-  readonly options?: ParseArgsOptionsConfig;
-  run(context: CliContext, values: Record<string, string | boolean | undefined>): Promise<object>;
-}
-
-/** Reads a required string flag or fails with a message naming it. */
-export function requiredFlag(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`--${name} is required`);
-  return value.trim();
-}
+export { type CliCommand, type CliContext, CliError } from '../platform/cli.ts';
 
 const migrate: CliCommand = {
   name: 'migrate',
@@ -34,4 +9,5 @@ const migrate: CliCommand = {
   run: async () => ({ migrated: true }),
 };
 
-export const commands: readonly CliCommand[] = [migrate];
+/** Every operator command, matched by its leading words. */
+export const commands: readonly CliCommand[] = [migrate, ...notesCommands];

@@ -1,5 +1,10 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
+import { registerRateLimit } from '../platform/rate-limit.ts';
+import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import { registerNotesAccess } from './auth/notes-access.ts';
+import { keyRoutes } from './keys/keys.routes.ts';
+import { UsageRecorder } from './keys/usage-recorder.ts';
 
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
@@ -7,11 +12,46 @@ export const notesApiDescription: ApiDescription = {
   version: '1.0.0',
   description:
     'Upload the audio of a veterinary consultation, get it transcribed asynchronously and read the ' +
-    'resulting structured note. Every error has the flat body `{error, message, code, details?, request_id}`.',
+    'resulting structured note. Every request carries `X-API-KEY`. Every error has the flat body ' +
+    '`{error, message, code, details?, request_id}`. Rate limits per key and minute by role ' +
+    '(administrator 1000, editor 500, viewer 200) with `X-RateLimit-*-Minute` headers; ' +
+    '`GET /notes/{id}/status` is not limited.',
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
 };
 
-/** The /notes/v1 tree: routes are registered here as the features land. */
-export async function notesApi(_app: AppInstance) {}
+const KEY_CACHE_TTL_MS = 3_000;
+const USAGE_FLUSH_INTERVAL_MS = 5_000;
+
+/** The /notes/v1 tree: key authentication, per-key rate limits and usage, then the routes. */
+export async function notesApi(app: AppInstance) {
+  const { config, database } = app.vetflow;
+  const db = database.db;
+  const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
+  const usage = new UsageRecorder(db, app.log);
+  usage.start(USAGE_FLUSH_INTERVAL_MS);
+  app.addHook('onClose', () => usage.stop());
+
+  registerNotesAccess(app, authenticator);
+  const limits = {
+    administrator: config.RATE_LIMIT_ADMINISTRATOR_PER_MINUTE,
+    editor: config.RATE_LIMIT_EDITOR_PER_MINUTE,
+    viewer: config.RATE_LIMIT_VIEWER_PER_MINUTE,
+  };
+  await registerRateLimit(app, {
+    db,
+    redis: app.vetflow.redis,
+    subjectOf: (request) =>
+      request.notesCaller ? { key: `notes:${request.notesCaller.keyId}`, limitPerMinute: limits[request.notesCaller.role] } : null,
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const caller = request.notesCaller;
+    if (!caller) return;
+    const endpoint = `${request.method} ${request.routeOptions.url?.slice(notesApiDescription.prefix.length) ?? ''}`;
+    usage.record(caller.keyId, endpoint, reply.statusCode);
+  });
+
+  await app.register(keyRoutes, { db, authenticator, usage });
+}

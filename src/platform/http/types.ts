@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs.ts';
@@ -9,6 +10,16 @@ export interface Platform {
   readonly config: Config;
   readonly database: Database;
   readonly jobs: JobQueue;
+  /** Shared counters (rate limits) when REDIS_URL is set; Postgres serves otherwise. */
+  readonly redis: Redis | undefined;
+  /** Every route the app registered, with its config: auth suites iterate over it. */
+  readonly routes: RouteRecord[];
+}
+
+export interface RouteRecord {
+  readonly method: string;
+  readonly url: string;
+  readonly config: Record<string, unknown>;
 }
 
 declare module 'fastify' {

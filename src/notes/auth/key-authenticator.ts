@@ -1,0 +1,79 @@
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { hashNotesKey, NOTES_KEY_PATTERN, type Permission, type Role } from '../keys/api-key.ts';
+import { prepareFindKeyByHash } from '../keys/keys.repo.ts';
+
+/** Who is calling the Notes API: one key of one clinic. */
+export interface NotesCaller {
+  readonly keyId: string;
+  readonly clinicId: string;
+  readonly role: Role;
+  readonly permissions: readonly Permission[];
+}
+
+interface CachedKey {
+  caller: NotesCaller | null;
+  expiresAt: Date | null;
+  cachedUntil: number;
+}
+
+/**
+ * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`
+ * (unknown keys too, so a flood of bad keys does not become a flood of queries); a revocation made
+ * by any process therefore takes effect everywhere within `ttlMs`. Expiry is checked on every use.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly findByHash: ReturnType<typeof prepareFindKeyByHash>;
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(db: Db, ttlMs: number, maxEntries = 10_000) {
+    this.findByHash = prepareFindKeyByHash(db);
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+  }
+
+  async authenticate(header: string | string[] | undefined): Promise<NotesCaller> {
+    const key = Array.isArray(header) ? header[0] : header;
+    // A malformed key is refused without touching the database.
+    if (!key || !NOTES_KEY_PATTERN.test(key)) throw invalidApiKey();
+    const hash = hashNotesKey(key);
+    const now = Date.now();
+    let entry = this.cache.get(hash);
+    if (!entry || entry.cachedUntil <= now) {
+      entry = await this.load(hash, now);
+    }
+    if (!entry.caller || (entry.expiresAt && entry.expiresAt.getTime() <= now)) throw invalidApiKey();
+    return entry.caller;
+  }
+
+  /** Forgets every cached key (this process): used right after a local revocation. */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  private async load(hash: string, now: number): Promise<CachedKey> {
+    const [row] = await this.findByHash.execute({ hash });
+    const usable = row && !row.revokedAt && !row.disabledAt;
+    const entry: CachedKey = {
+      caller: usable ? { keyId: row.id, clinicId: row.clinicId, role: row.role, permissions: row.permissions as Permission[] } : null,
+      expiresAt: row?.expiresAt ?? null,
+      cachedUntil: now + this.ttlMs,
+    };
+    if (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(hash, entry);
+    return entry;
+  }
+}
+
+// One body for every reason (missing, malformed, unknown, expired, revoked, disabled): a caller
+// probing keys learns nothing about which of them it hit.
+export function invalidApiKey(): AppError {
+  return new AppError('INVALID_API_KEY', 'Missing or invalid API key', {
+    hint: 'Send an active key of your clinic in the X-API-KEY header (vnk_ followed by 32 hex characters).',
+  });
+}

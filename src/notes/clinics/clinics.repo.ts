@@ -1,0 +1,16 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { clinics } from '../../platform/db/schema/index.ts';
+
+export type ClinicRow = typeof clinics.$inferSelect;
+
+export async function insertClinic(db: Db, clinic: { name: string; quotaMinutes: number | null }): Promise<ClinicRow> {
+  const [row] = await db.insert(clinics).values(clinic).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function findClinic(db: Db, id: string): Promise<ClinicRow | undefined> {
+  const [row] = await db.select().from(clinics).where(eq(clinics.id, id));
+  return row;
+}

@@ -1,0 +1,34 @@
+import type { Db } from '../../platform/db/client.ts';
+import { generateNotesKey, ROLE_PERMISSIONS, type Role } from '../keys/api-key.ts';
+import { insertKey } from '../keys/keys.repo.ts';
+import { findClinic, insertClinic } from './clinics.repo.ts';
+
+export class ClinicNotFoundError extends Error {
+  override name = 'ClinicNotFoundError';
+}
+
+/** An operator-made key (CLI, first start): full permissions of its role, no creator key. */
+export async function issueOperatorKey(db: Db, input: { clinicId: string; role: Role; name: string; expiresAt?: Date | null }) {
+  if (!(await findClinic(db, input.clinicId))) throw new ClinicNotFoundError(`No clinic ${input.clinicId}`);
+  const { key, hash, prefix } = generateNotesKey();
+  const row = await insertKey(db, {
+    clinicId: input.clinicId,
+    name: input.name,
+    role: input.role,
+    permissions: [...ROLE_PERMISSIONS[input.role]],
+    keyHash: hash,
+    prefix,
+    expiresAt: input.expiresAt ?? null,
+    createdByKeyId: null,
+  });
+  return { id: row.id, key, role: row.role };
+}
+
+/** A clinic and its first administrator key, together or not at all. */
+export async function createClinic(db: Db, input: { name: string; quotaMinutes?: number | null }) {
+  return db.transaction(async (tx) => {
+    const clinic = await insertClinic(tx, { name: input.name, quotaMinutes: input.quotaMinutes ?? null });
+    const admin = await issueOperatorKey(tx, { clinicId: clinic.id, role: 'administrator', name: 'Administrator' });
+    return { clinic, adminKey: admin.key, adminKeyId: admin.id };
+  });
+}

@@ -1,0 +1,58 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { notesApiKeys } from '../../platform/db/schema/index.ts';
+import type { Permission, Role } from './api-key.ts';
+
+export type NotesApiKeyRow = typeof notesApiKeys.$inferSelect;
+
+export interface NewNotesApiKey {
+  clinicId: string;
+  name: string;
+  role: Role;
+  permissions: Permission[];
+  keyHash: string;
+  prefix: string;
+  expiresAt: Date | null;
+  createdByKeyId: string | null;
+}
+
+export async function insertKey(db: Db, key: NewNotesApiKey): Promise<NotesApiKeyRow> {
+  const [row] = await db.insert(notesApiKeys).values(key).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function findKeyById(db: Db, id: string): Promise<NotesApiKeyRow | undefined> {
+  const [row] = await db.select().from(notesApiKeys).where(eq(notesApiKeys.id, id));
+  return row;
+}
+
+export async function listKeysOfClinic(db: Db, clinicId: string): Promise<NotesApiKeyRow[]> {
+  return db.select().from(notesApiKeys).where(eq(notesApiKeys.clinicId, clinicId)).orderBy(desc(notesApiKeys.createdAt));
+}
+
+/** Sets revoked_at once; revoking again keeps the first time. */
+export async function revokeKey(db: Db, id: string): Promise<NotesApiKeyRow | undefined> {
+  await db
+    .update(notesApiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(and(eq(notesApiKeys.id, id), isNull(notesApiKeys.revokedAt)));
+  return findKeyById(db, id);
+}
+
+/** The authentication lookup: by hash, prepared once per database (the hot path). */
+export function prepareFindKeyByHash(db: Db) {
+  return db
+    .select({
+      id: notesApiKeys.id,
+      clinicId: notesApiKeys.clinicId,
+      role: notesApiKeys.role,
+      permissions: notesApiKeys.permissions,
+      expiresAt: notesApiKeys.expiresAt,
+      revokedAt: notesApiKeys.revokedAt,
+      disabledAt: notesApiKeys.disabledAt,
+    })
+    .from(notesApiKeys)
+    .where(eq(notesApiKeys.keyHash, sql.placeholder('hash')))
+    .prepare('notes_key_by_hash');
+}

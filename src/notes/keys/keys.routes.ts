@@ -1,0 +1,105 @@
+import type { Db } from '../../platform/db/client.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
+import { notesCallerOf } from '../auth/notes-access.ts';
+import {
+  ApiKeyEnvelope,
+  ApiKeyListEnvelope,
+  CreateApiKeyBody,
+  CreatedApiKeyEnvelope,
+  KeyIdParams,
+  UsageEnvelope,
+  UsageQuery,
+} from './keys.schemas.ts';
+import * as keys from './keys.service.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
+
+export interface KeyRoutesDeps {
+  db: Db;
+  authenticator: KeyAuthenticator;
+  usage: UsageRecorder;
+}
+
+const security = [{ NotesApiKey: [] }];
+const tags = ['API keys'];
+
+export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: KeyRoutesDeps) {
+  app.post(
+    '/api-keys',
+    {
+      config: { notesAccess: 'keys:manage' },
+      schema: {
+        summary: 'Create an API key for your clinic (administrator)',
+        description: 'The key is returned once. A key never gets a permission or role its creator lacks.',
+        tags,
+        security,
+        body: CreateApiKeyBody,
+        response: { 201: CreatedApiKeyEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const created = await keys.createKey(db, notesCallerOf(request), request.body);
+      return reply.code(201).send({ status: 'success' as const, data: created });
+    },
+  );
+
+  app.get(
+    '/api-keys',
+    {
+      config: { notesAccess: 'keys:manage' },
+      schema: {
+        summary: "List your clinic's API keys (never the keys themselves)",
+        tags,
+        security,
+        response: { 200: ApiKeyListEnvelope, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const data = await keys.listKeys(db, notesCallerOf(request));
+      return { status: 'success' as const, data, meta: { total: data.length } };
+    },
+  );
+
+  app.delete(
+    '/api-keys/:id',
+    {
+      config: { notesAccess: 'keys:manage' },
+      schema: {
+        summary: 'Revoke an API key',
+        description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
+        tags,
+        security,
+        params: KeyIdParams,
+        response: { 200: ApiKeyEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const data = await keys.revoke(db, notesCallerOf(request), request.params.id);
+      authenticator.forget();
+      return { status: 'success' as const, data };
+    },
+  );
+
+  app.get(
+    '/api-keys/:id/usage',
+    {
+      config: { notesAccess: 'keys:manage' },
+      schema: {
+        summary: 'Requests of a key per day and per endpoint, by status class',
+        description: 'Window: `from`/`to` (UTC days, inclusive) or the last `days` days (default 30).',
+        tags,
+        security,
+        params: KeyIdParams,
+        querystring: UsageQuery,
+        response: { 200: UsageEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request) => {
+      // This process's not-yet-written counts first, so a caller sees its own recent requests.
+      await usage.flush();
+      const data = await keys.usage(db, notesCallerOf(request), request.params.id, request.query);
+      return { status: 'success' as const, data };
+    },
+  );
+}

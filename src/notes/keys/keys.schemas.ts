@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { TimestampSchema } from '../../platform/http/schemas.ts';
+import { PERMISSIONS, ROLES } from './api-key.ts';
+
+const DaySchema = z.iso.date().meta({ example: '2026-11-01', description: 'UTC day, YYYY-MM-DD' });
+
+export const CreateApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    permissions: z
+      .array(z.enum(PERMISSIONS))
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, 'permissions must not repeat'),
+    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'ISO 8601; must be in the future' }),
+    role: z.enum(ROLES).optional().meta({ description: 'Defaults to the least role that covers the permissions' }),
+  })
+  .strict()
+  .meta({ id: 'CreateApiKeyRequest' });
+
+export const ApiKeyRecord = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    prefix: z.string().meta({ description: 'The first 8 characters of the key' }),
+    role: z.enum(ROLES),
+    permissions: z.array(z.enum(PERMISSIONS)),
+    status: z.enum(['active', 'expired', 'revoked', 'disabled']),
+    expires_at: TimestampSchema.nullable(),
+    last_used_at: TimestampSchema.nullable().meta({ description: 'Updated within a few seconds of use' }),
+    revoked_at: TimestampSchema.nullable(),
+    created_by_key_id: z.uuid().nullable(),
+    created_at: TimestampSchema,
+  })
+  .meta({ id: 'ApiKey' });
+
+export const CreatedApiKeyEnvelope = z
+  .object({
+    status: z.literal('success'),
+    data: ApiKeyRecord.extend({ key: z.string().meta({ description: 'The key itself: shown once, never again' }) }),
+  })
+  .meta({ id: 'CreatedApiKeyResponse' });
+
+export const ApiKeyEnvelope = z.object({ status: z.literal('success'), data: ApiKeyRecord }).meta({ id: 'ApiKeyResponse' });
+
+export const ApiKeyListEnvelope = z
+  .object({ status: z.literal('success'), data: z.array(ApiKeyRecord), meta: z.object({ total: z.int() }) })
+  .meta({ id: 'ApiKeyListResponse' });
+
+export const KeyIdParams = z.object({ id: z.uuid() });
+
+export const UsageQuery = z
+  .object({
+    from: DaySchema.optional(),
+    to: DaySchema.optional(),
+    days: z.coerce.number().int().min(1).max(366).optional().meta({ description: 'The last N days up to today; default 30' }),
+  })
+  .refine((query) => !(query.days !== undefined && (query.from || query.to)), {
+    message: 'use either days or from/to',
+    path: ['days'],
+  });
+
+const StatusCounts = z.record(z.string(), z.int()).meta({ example: { '2xx': 120, '4xx': 3 } });
+const UsageTotals = z.object({ requests: z.int(), by_status: StatusCounts });
+
+export const UsageEnvelope = z
+  .object({
+    status: z.literal('success'),
+    data: z.object({
+      key_id: z.uuid(),
+      from: DaySchema,
+      to: DaySchema,
+      last_used_at: TimestampSchema.nullable(),
+      totals: UsageTotals,
+      days: z.array(UsageTotals.extend({ date: DaySchema })),
+      endpoints: z.array(UsageTotals.extend({ endpoint: z.string().meta({ example: 'GET /notes/:id' }) })),
+    }),
+  })
+  .meta({ id: 'ApiKeyUsageResponse' });

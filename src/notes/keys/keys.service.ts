@@ -1,0 +1,127 @@
+import type { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { NotesCaller } from '../auth/key-authenticator.ts';
+import { generateNotesKey, type Permission, ROLE_PERMISSIONS, ROLES, type Role, smallestRoleFor } from './api-key.ts';
+import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
+import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
+import { usageOfKey } from './usage.repo.ts';
+
+type KeyRecord = z.infer<typeof ApiKeyRecord>;
+
+export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
+  const status = row.revokedAt ? 'revoked' : row.disabledAt ? 'disabled' : row.expiresAt && row.expiresAt <= now ? 'expired' : 'active';
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    role: row.role,
+    permissions: row.permissions as Permission[],
+    status,
+    expires_at: row.expiresAt ? toTimestamp(row.expiresAt) : null,
+    last_used_at: row.lastUsedAt ? toTimestamp(row.lastUsedAt) : null,
+    revoked_at: row.revokedAt ? toTimestamp(row.revokedAt) : null,
+    created_by_key_id: row.createdByKeyId,
+    created_at: toTimestamp(row.createdAt),
+  };
+}
+
+/** A key never gets more than its creator: no permission and no role above the creator's. */
+export async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
+  const role: Role = input.role ?? smallestRoleFor(input.permissions);
+  const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
+  if (beyondRole.length > 0) {
+    throw new AppError('VALIDATION_ERROR', `The ${role} role cannot hold ${beyondRole.join(', ')}`, {
+      field: 'permissions',
+      reason: `not allowed for role ${role}`,
+    });
+  }
+  const beyondCaller = input.permissions.filter((permission) => !caller.permissions.includes(permission));
+  if (beyondCaller.length > 0 || ROLES.indexOf(role) < ROLES.indexOf(caller.role)) {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'A key cannot be given more than its creator has', {
+      required_permission: beyondCaller.join(',') || `role:${role}`,
+      current_permission: caller.permissions.join(','),
+    });
+  }
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at', reason: 'in the past' });
+  }
+  const { key, hash, prefix } = generateNotesKey();
+  const row = await insertKey(db, {
+    clinicId: caller.clinicId,
+    name: input.name,
+    role,
+    permissions: input.permissions,
+    keyHash: hash,
+    prefix,
+    expiresAt,
+    createdByKeyId: caller.keyId,
+  });
+  return { ...toKeyRecord(row), key };
+}
+
+export async function listKeys(db: Db, caller: NotesCaller) {
+  return (await listKeysOfClinic(db, caller.clinicId)).map((row) => toKeyRecord(row));
+}
+
+/** The key `id` of the caller's clinic: 404 when it does not exist, 403 when it is another clinic's. */
+async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<NotesApiKeyRow> {
+  const row = await findKeyById(db, id);
+  if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+  if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This API key belongs to another clinic');
+  return row;
+}
+
+export async function revoke(db: Db, caller: NotesCaller, id: string) {
+  await keyOfClinic(db, caller, id);
+  const row = await revokeKey(db, id);
+  if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+  return toKeyRecord(row);
+}
+
+type Usage = z.infer<typeof UsageEnvelope>['data'];
+
+export async function usage(db: Db, caller: NotesCaller, id: string, query: z.infer<typeof UsageQuery>): Promise<Usage> {
+  const key = await keyOfClinic(db, caller, id);
+  const today = new Date().toISOString().slice(0, 10);
+  const to = query.to ?? today;
+  const from = query.from ?? shiftDay(to, -((query.days ?? 30) - 1));
+  if (from > to) throw new AppError('VALIDATION_ERROR', 'from must not be after to', { field: 'from', reason: 'after to' });
+  const cells = await usageOfKey(db, key.id, from, to);
+
+  const totals = { requests: 0, by_status: {} as Record<string, number> };
+  const days = new Map<string, typeof totals>();
+  const endpoints = new Map<string, typeof totals>();
+  for (const cell of cells) {
+    for (const bucket of [totals, upsert(days, cell.day), upsert(endpoints, cell.endpoint)]) {
+      bucket.requests += cell.count;
+      bucket.by_status[cell.statusClass] = (bucket.by_status[cell.statusClass] ?? 0) + cell.count;
+    }
+  }
+  return {
+    key_id: key.id,
+    from,
+    to,
+    last_used_at: key.lastUsedAt ? toTimestamp(key.lastUsedAt) : null,
+    totals,
+    days: [...days].map(([date, bucket]) => ({ date, ...bucket })),
+    endpoints: [...endpoints].map(([endpoint, bucket]) => ({ endpoint, ...bucket })).sort((a, b) => b.requests - a.requests),
+  };
+}
+
+function upsert(map: Map<string, { requests: number; by_status: Record<string, number> }>, name: string) {
+  let bucket = map.get(name);
+  if (!bucket) {
+    bucket = { requests: 0, by_status: {} };
+    map.set(name, bucket);
+  }
+  return bucket;
+}
+
+function shiftDay(day: string, deltaDays: number): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + deltaDays);
+  return date.toISOString().slice(0, 10);
+}

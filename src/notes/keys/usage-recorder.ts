@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import type { Logger } from '../../platform/logger.ts';
+
+/**
+ * Counts requests per key, UTC day, endpoint and status class in memory and writes them in one
+ * statement every `intervalMs` (and at close), so counting adds no database write to a request.
+ * A crash loses at most one interval of counts.
+ */
+export class UsageRecorder {
+  private counts = new Map<string, number>();
+  private lastUsed = new Map<string, Date>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  private readonly db: Db;
+  private readonly logger: Pick<Logger, 'error'>;
+
+  constructor(db: Db, logger: Pick<Logger, 'error'>) {
+    this.db = db;
+    this.logger = logger;
+  }
+
+  record(keyId: string, endpoint: string, statusCode: number, at = new Date()): void {
+    const day = at.toISOString().slice(0, 10);
+    const cell = JSON.stringify([keyId, day, endpoint, `${Math.floor(statusCode / 100)}xx`]);
+    this.counts.set(cell, (this.counts.get(cell) ?? 0) + 1);
+    const previous = this.lastUsed.get(keyId);
+    if (!previous || previous < at) this.lastUsed.set(keyId, at);
+  }
+
+  start(intervalMs: number): void {
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Writes what has been counted so far; concurrent calls run one after the other. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write()).catch((error) => this.logger.error({ err: error }, 'usage flush failed'));
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.counts.size === 0) return;
+    const counts = this.counts;
+    const lastUsed = this.lastUsed;
+    this.counts = new Map();
+    this.lastUsed = new Map();
+    const cells = [...counts].map(([cell, count]) => {
+      const [keyId, day, endpoint, statusClass] = JSON.parse(cell) as string[];
+      return sql`(${keyId}::uuid, ${day}::date, ${endpoint}, ${statusClass}, ${count}::int)`;
+    });
+    const used = [...lastUsed].map(([keyId, at]) => sql`(${keyId}::uuid, ${at.toISOString()}::timestamptz)`);
+    try {
+      await this.db.transaction(async (tx) => {
+        // Keys deleted meanwhile are skipped rather than failing the whole batch.
+        await tx.execute(sql`
+          insert into notes_api_key_usage (key_id, day, endpoint, status_class, count)
+          select v.* from (values ${sql.join(cells, sql`, `)}) as v(key_id, day, endpoint, status_class, count)
+          where exists (select 1 from notes_api_keys k where k.id = v.key_id)
+          on conflict (key_id, day, endpoint, status_class)
+          do update set count = notes_api_key_usage.count + excluded.count`);
+        await tx.execute(sql`
+          update notes_api_keys k set last_used_at = greatest(k.last_used_at, v.at)
+          from (values ${sql.join(used, sql`, `)}) as v(id, at) where k.id = v.id`);
+      });
+    } catch (error) {
+      // Put the counts back so the next flush retries them.
+      for (const [cell, count] of counts) this.counts.set(cell, (this.counts.get(cell) ?? 0) + count);
+      for (const [keyId, at] of lastUsed) {
+        const current = this.lastUsed.get(keyId);
+        if (!current || current < at) this.lastUsed.set(keyId, at);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { type CliCommand, CliError, requiredFlag } from '../platform/cli.ts';
+import { ClinicNotFoundError, createClinic, issueOperatorKey } from './clinics/clinics.service.ts';
+import { ROLES, type Role } from './keys/api-key.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const tenantCreate: CliCommand = {
+  name: 'tenant create',
+  options: { name: { type: 'string' }, 'quota-minutes': { type: 'string' } },
+  async run({ database }, values) {
+    const name = requiredFlag(values, 'name');
+    if (name.length > 200) throw new CliError('--name is longer than 200 characters');
+    const quotaText = values['quota-minutes'];
+    let quotaMinutes: number | null = null;
+    if (quotaText !== undefined) {
+      if (typeof quotaText !== 'string' || !/^\d+$/.test(quotaText)) throw new CliError('--quota-minutes must be a whole number');
+      quotaMinutes = Number(quotaText);
+    }
+    const { clinic, adminKey, adminKeyId } = await createClinic(database.db, { name, quotaMinutes });
+    return { tenant_id: clinic.id, name: clinic.name, admin_key: adminKey, admin_key_id: adminKeyId };
+  },
+};
+
+const keyCreate: CliCommand = {
+  name: 'key create',
+  options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-at': { type: 'string' } },
+  async run({ database }, values) {
+    const tenant = requiredFlag(values, 'tenant');
+    if (!UUID.test(tenant)) throw new CliError('--tenant must be a UUID');
+    const role = requiredFlag(values, 'role');
+    if (!ROLES.includes(role as Role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
+    const name = requiredFlag(values, 'name');
+    let expiresAt: Date | null = null;
+    if (values['expires-at'] !== undefined) {
+      expiresAt = new Date(String(values['expires-at']));
+      if (Number.isNaN(expiresAt.getTime())) throw new CliError('--expires-at must be an ISO 8601 timestamp');
+      if (expiresAt.getTime() <= Date.now()) throw new CliError('--expires-at must be in the future');
+    }
+    try {
+      return await issueOperatorKey(database.db, { clinicId: tenant.toLowerCase(), role: role as Role, name, expiresAt });
+    } catch (error) {
+      if (error instanceof ClinicNotFoundError) throw new CliError(`no tenant ${tenant}`);
+      throw error;
+    }
+  },
+};
+
+export const notesCommands: readonly CliCommand[] = [tenantCreate, keyCreate];

@@ -1,0 +1,107 @@
+import rateLimit from '@fastify/rate-limit';
+import { sql } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from './db/client.ts';
+import { rateLimitCounters } from './db/schema/index.ts';
+import { AppError } from './errors.ts';
+import { toTimestamp } from './http/schemas.ts';
+import type { AppInstance } from './http/types.ts';
+
+const WINDOW_MS = 60_000;
+
+/** Who a request counts against, and how many requests per minute that caller gets. */
+export interface RateLimitSubject {
+  key: string;
+  limitPerMinute: number;
+}
+
+export interface RateLimitOptions {
+  /** The subject of a request, or null to leave it unlimited (e.g. unauthenticated). */
+  subjectOf(request: FastifyRequest): RateLimitSubject | null;
+  /** Shared counter store; Postgres unless a Redis client is given. */
+  db: Db;
+  redis?: unknown;
+}
+
+/**
+ * Per-minute fixed-window limits through @fastify/rate-limit, on every route of the calling scope
+ * except those with `config: { rateLimit: false }`. Counters live in a store every app process
+ * shares (Postgres, or Redis when configured), so N processes together admit the limit, not N×.
+ * Headers follow the API description: X-RateLimit-{Limit,Remaining,Reset}-Minute, the reset as
+ * Unix seconds, and Retry-After on 429.
+ */
+export async function registerRateLimit(app: AppInstance, options: RateLimitOptions) {
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request) => options.subjectOf(request)?.key ?? 'unlimited',
+    max: (request) => options.subjectOf(request)?.limitPerMinute ?? Number.MAX_SAFE_INTEGER,
+    allowList: (request) => options.subjectOf(request) === null,
+    ...(options.redis ? { redis: options.redis, nameSpace: 'vetflow-rl:' } : { store: postgresStore(options.db) }),
+    errorResponseBuilder: (_request, context) => {
+      const resetAt = new Date(Date.now() + context.ttl);
+      return new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`, {
+        limit: context.max,
+        remaining: 0,
+        reset_at: toTimestamp(resetAt),
+      });
+    },
+  });
+
+  // Rename the plugin's headers to the documented ones (the reset becomes an absolute Unix time).
+  app.addHook('onSend', async (_request, reply) => {
+    const limit = reply.getHeader('x-ratelimit-limit');
+    if (limit === undefined) return;
+    const remaining = reply.getHeader('x-ratelimit-remaining');
+    const resetInSeconds = Number(reply.getHeader('x-ratelimit-reset') ?? 0);
+    reply.removeHeader('x-ratelimit-limit');
+    reply.removeHeader('x-ratelimit-remaining');
+    reply.removeHeader('x-ratelimit-reset');
+    reply.header('X-RateLimit-Limit-Minute', String(limit));
+    reply.header('X-RateLimit-Remaining-Minute', String(remaining ?? 0));
+    reply.header('X-RateLimit-Reset-Minute', String(Math.floor(Date.now() / 1000) + resetInSeconds));
+  });
+}
+
+interface StoreResult {
+  current: number;
+  ttl: number;
+}
+
+// A @fastify/rate-limit store over one upsert per request. Windows are aligned to the clock
+// (minute boundaries), so every process agrees on when a window starts and resets.
+function postgresStore(db: Db) {
+  const hit = db
+    .insert(rateLimitCounters)
+    .values({ key: sql.placeholder('key'), windowStart: sql.placeholder('windowStart'), count: 1 })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: { count: sql`${rateLimitCounters.count} + 1` },
+    })
+    .returning({ count: rateLimitCounters.count })
+    .prepare('rate_limit_hit');
+  let lastSweep = 0;
+
+  return class PostgresRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: StoreResult) => void, timeWindow: number) {
+      const now = Date.now();
+      const windowStart = Math.floor(now / timeWindow) * timeWindow;
+      if (now - lastSweep > timeWindow) {
+        lastSweep = now;
+        // Old windows are dead weight; one process sweeping now and then is enough.
+        db.delete(rateLimitCounters)
+          .where(sql`${rateLimitCounters.windowStart} < ${windowStart - 10 * timeWindow}`)
+          .catch(() => {});
+      }
+      hit.execute({ key, windowStart }).then(
+        (rows) => callback(null, { current: rows[0]?.count ?? 1, ttl: windowStart + timeWindow - now }),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child() {
+      return this;
+    }
+  };
+}

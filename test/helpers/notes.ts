@@ -1,0 +1,49 @@
+import { eq, sql } from 'drizzle-orm';
+import { createClinic, issueOperatorKey } from '../../src/notes/clinics/clinics.service.ts';
+import type { Database } from '../../src/platform/db/client.ts';
+import { notesApiKeys } from '../../src/platform/db/schema/index.ts';
+
+export interface ClinicKeys {
+  clinicId: string;
+  admin: string;
+  adminId: string;
+  editor: string;
+  editorId: string;
+  viewer: string;
+  viewerId: string;
+  expired: string;
+  revoked: string;
+  disabled: string;
+}
+
+/** A clinic with one key of each role, plus an expired, a revoked and a disabled key. */
+export async function createClinicWithKeys(database: Database, name = 'Clínica Teste'): Promise<ClinicKeys> {
+  const db = database.db;
+  const { clinic, adminKey, adminKeyId } = await createClinic(db, { name });
+  const editor = await issueOperatorKey(db, { clinicId: clinic.id, role: 'editor', name: 'editor' });
+  const viewer = await issueOperatorKey(db, { clinicId: clinic.id, role: 'viewer', name: 'viewer' });
+  const expired = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'expired' });
+  const revoked = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'revoked' });
+  const disabled = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'disabled' });
+  await db.update(notesApiKeys).set({ expiresAt: sql`now() - interval '1 minute'` }).where(eq(notesApiKeys.id, expired.id));
+  await db.update(notesApiKeys).set({ revokedAt: sql`now()` }).where(eq(notesApiKeys.id, revoked.id));
+  await db.update(notesApiKeys).set({ disabledAt: sql`now()` }).where(eq(notesApiKeys.id, disabled.id));
+  return {
+    clinicId: clinic.id,
+    admin: adminKey,
+    adminId: adminKeyId,
+    editor: editor.key,
+    editorId: editor.id,
+    viewer: viewer.key,
+    viewerId: viewer.id,
+    expired: expired.key,
+    revoked: revoked.key,
+    disabled: disabled.key,
+  };
+}
+
+/** Waits, if needed, so that the next `seconds` do not cross a minute boundary (fixed rate windows). */
+export async function awayFromMinuteBoundary(seconds = 15): Promise<void> {
+  const intoMinute = (Date.now() % 60_000) / 1000;
+  if (intoMinute > 60 - seconds) await new Promise((resolve) => setTimeout(resolve, (60 - intoMinute + 0.2) * 1000));
+}

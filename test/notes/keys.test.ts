@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createTestApp, eventually, testEnv } from '../helpers/app.ts';
+import { createClinicWithKeys } from '../helpers/notes.ts';
+
+const { app, db } = await createTestApp();
+const clinic = await createClinicWithKeys(db.database, 'Clínica A');
+const other = await createClinicWithKeys(db.database, 'Clínica B');
+
+const as = (key: string) => ({ 'x-api-key': key });
+
+async function createKey(key: string, payload: object) {
+  return app.inject({ method: 'POST', url: '/notes/v1/api-keys', headers: as(key), payload });
+}
+
+describe('POST /api-keys', () => {
+  it('creates a key, returns it once, and the key works with its role', async () => {
+    const response = await createKey(clinic.admin, { name: 'Recepção', permissions: ['notes:read'] });
+    expect(response.statusCode).toBe(201);
+    const { status, data } = response.json();
+    expect(status).toBe('success');
+    expect(data.key).toMatch(/^vnk_[0-9a-f]{32}$/);
+    expect(data).toMatchObject({ name: 'Recepção', role: 'viewer', permissions: ['notes:read'], status: 'active', expires_at: null });
+    expect(data.prefix).toBe(data.key.slice(0, 8));
+    expect(data.created_by_key_id).toBe(clinic.adminId);
+    expect(data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    const listed = await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(data.key) });
+    expect(listed.statusCode).toBe(403);
+  });
+
+  it('derives the role from the permissions, or takes an explicit one', async () => {
+    const editor = await createKey(clinic.admin, { name: 'e', permissions: ['notes:read', 'notes:write'] });
+    expect(editor.json().data.role).toBe('editor');
+    const admin = await createKey(clinic.admin, { name: 'a', permissions: ['notes:read'], role: 'administrator' });
+    expect(admin.json().data).toMatchObject({ role: 'administrator', permissions: ['notes:read'] });
+  });
+
+  it('refuses permissions the role cannot hold', async () => {
+    const response = await createKey(clinic.admin, { name: 'x', permissions: ['keys:manage'], role: 'viewer' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().details.field).toBe('permissions');
+  });
+
+  it('never gives a key more than its creator has', async () => {
+    const limited = await createKey(clinic.admin, { name: 'limited admin', permissions: ['keys:manage', 'notes:read'] });
+    const limitedKey = limited.json().data.key;
+    const escalation = await createKey(limitedKey, { name: 'x', permissions: ['notes:write'] });
+    expect(escalation.statusCode).toBe(403);
+    expect(escalation.json()).toMatchObject({ code: 'INSUFFICIENT_PERMISSIONS', details: { required_permission: 'notes:write' } });
+    const allowed = await createKey(limitedKey, { name: 'y', permissions: ['notes:read'] });
+    expect(allowed.statusCode).toBe(201);
+  });
+
+  it.each([
+    [{ permissions: ['notes:read'] }, 'name'],
+    [{ name: '', permissions: ['notes:read'] }, 'name'],
+    [{ name: 'x'.repeat(101), permissions: ['notes:read'] }, 'name'],
+    [{ name: 'x', permissions: [] }, 'permissions'],
+    [{ name: 'x', permissions: ['notes:delete'] }, 'permissions.0'],
+    [{ name: 'x', permissions: ['notes:read', 'notes:read'] }, 'permissions'],
+    [{ name: 'x', permissions: ['notes:read'], expires_at: 'tomorrow' }, 'expires_at'],
+    [{ name: 'x', permissions: ['notes:read'], expires_at: '2020-01-01T00:00:00Z' }, 'expires_at'],
+    [{ name: 'x', permissions: ['notes:read'], role: 'owner' }, 'role'],
+    [{ name: 'x', permissions: ['notes:read'], extra: true }, 'body'],
+  ])('refuses %o with 422 naming %s', async (payload, field) => {
+    const response = await createKey(clinic.admin, payload);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+  });
+
+  it('stops accepting a key once it expires', async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const created = await createKey(clinic.admin, { name: 'short', permissions: ['notes:read', 'keys:manage'], expires_at: soon });
+    const key = created.json().data.key;
+    const ok = await createKey(key, { name: 'z', permissions: ['notes:read'] });
+    expect(ok.statusCode).toBe(201);
+    await sleep(1700);
+    const expired = await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) });
+    expect(expired.statusCode).toBe(401);
+  });
+});
+
+describe('GET /api-keys', () => {
+  it("lists the clinic's keys without secrets or hashes", async () => {
+    const response = await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(clinic.admin) });
+    expect(response.statusCode).toBe(200);
+    const { data, meta } = response.json();
+    expect(meta.total).toBe(data.length);
+    expect(data.length).toBeGreaterThanOrEqual(6);
+    const text = response.body;
+    expect(text).not.toContain(clinic.admin);
+    expect(text).not.toMatch(/vnk_[0-9a-f]{32}/);
+    expect(text).not.toMatch(/key_hash|keyHash/);
+    expect(data.find((key: { id: string }) => key.id === clinic.adminId)).toMatchObject({
+      role: 'administrator',
+      prefix: clinic.admin.slice(0, 8),
+    });
+    expect(data.map((key: { status: string }) => key.status)).toEqual(expect.arrayContaining(['active', 'expired', 'revoked', 'disabled']));
+    expect(data.some((key: { id: string }) => key.id === other.adminId)).toBe(false);
+  });
+});
+
+describe('DELETE /api-keys/{id}', () => {
+  it('revokes at once in this process, idempotently', async () => {
+    const created = await createKey(clinic.admin, { name: 'temp', permissions: ['notes:read', 'keys:manage'] });
+    const { id, key } = created.json().data;
+    const revoked = await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${id}`, headers: as(clinic.admin) });
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.json().data).toMatchObject({ id, status: 'revoked' });
+    const revokedAt = revoked.json().data.revoked_at;
+    expect((await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) })).statusCode).toBe(401);
+    const again = await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${id}`, headers: as(clinic.admin) });
+    expect(again.json().data.revoked_at).toBe(revokedAt);
+  });
+
+  it('takes effect on another app process over the same database within seconds', async () => {
+    const created = await createKey(clinic.admin, { name: 'shared', permissions: ['notes:read', 'keys:manage'] });
+    const { id, key } = created.json().data;
+    const second = await buildApp(loadConfig(testEnv({ LOG_LEVEL: 'silent' })), { database: db.database });
+    try {
+      expect((await second.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) })).statusCode).toBe(200);
+      await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${id}`, headers: as(clinic.admin) });
+      const started = Date.now();
+      await eventually(
+        async () => (await second.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) })).statusCode === 401,
+        10_000,
+        200,
+      );
+      expect(Date.now() - started).toBeLessThan(6_000);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('answers 404 for an unknown key and 400 for a bad id', async () => {
+    const missing = await app.inject({
+      method: 'DELETE',
+      url: '/notes/v1/api-keys/8d6f9a3e-1b2c-4d5e-8f90-a1b2c3d4e5f6',
+      headers: as(clinic.admin),
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().code).toBe('API_KEY_NOT_FOUND');
+    const bad = await app.inject({ method: 'DELETE', url: '/notes/v1/api-keys/123', headers: as(clinic.admin) });
+    expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('tenant isolation', () => {
+  it("refuses another clinic's key on revoke and usage with 403 FORBIDDEN_TENANT", async () => {
+    for (const [method, path] of [
+      ['DELETE', `/notes/v1/api-keys/${clinic.viewerId}`],
+      ['GET', `/notes/v1/api-keys/${clinic.viewerId}/usage`],
+    ] as const) {
+      const response = await app.inject({ method, url: path, headers: as(other.admin) });
+      expect(response.statusCode, `${method} ${path}`).toBe(403);
+      expect(response.json().code).toBe('FORBIDDEN_TENANT');
+    }
+    const stillWorks = await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(clinic.viewer) });
+    expect(stillWorks.statusCode).toBe(403); // viewer: forbidden by permission, but authenticated
+  });
+});
+
+describe('GET /api-keys/{id}/usage', () => {
+  it('counts requests per day and endpoint with status classes, and last_used_at', async () => {
+    const created = await createKey(clinic.admin, { name: 'counted', permissions: ['notes:read', 'notes:write', 'keys:manage'] });
+    const { id, key } = created.json().data;
+    for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) });
+    await app.inject({ method: 'DELETE', url: '/notes/v1/api-keys/00000000-0000-4000-8000-000000000000', headers: as(key) });
+    await app.inject({ method: 'POST', url: '/notes/v1/api-keys', headers: as(key), payload: { name: '' } });
+
+    const response = await app.inject({ method: 'GET', url: `/notes/v1/api-keys/${id}/usage?days=7`, headers: as(clinic.admin) });
+    expect(response.statusCode).toBe(200);
+    const usage = response.json().data;
+    const today = new Date().toISOString().slice(0, 10);
+    expect(usage).toMatchObject({ key_id: id, to: today, totals: { requests: 5, by_status: { '2xx': 3, '4xx': 2 } } });
+    expect(usage.days).toEqual([{ date: today, requests: 5, by_status: { '2xx': 3, '4xx': 2 } }]);
+    expect(usage.endpoints).toEqual([
+      { endpoint: 'GET /api-keys', requests: 3, by_status: { '2xx': 3 } },
+      expect.objectContaining({ requests: 1 }),
+      expect.objectContaining({ requests: 1 }),
+    ]);
+    expect(usage.endpoints.map((entry: { endpoint: string }) => entry.endpoint)).toContain('DELETE /api-keys/:id');
+    expect(usage.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it('takes a from/to window, and refuses mixing it with days', async () => {
+    const window = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/api-keys/${clinic.adminId}/usage?from=2020-01-01&to=2020-01-31`,
+      headers: as(clinic.admin),
+    });
+    expect(window.statusCode).toBe(200);
+    expect(window.json().data).toMatchObject({ from: '2020-01-01', to: '2020-01-31', totals: { requests: 0 }, days: [] });
+    const mixed = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/api-keys/${clinic.adminId}/usage?from=2020-01-01&days=3`,
+      headers: as(clinic.admin),
+    });
+    expect(mixed.statusCode).toBe(422);
+    const reversed = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/api-keys/${clinic.adminId}/usage?from=2020-02-01&to=2020-01-01`,
+      headers: as(clinic.admin),
+    });
+    expect(reversed.statusCode).toBe(422);
+  });
+});
