@@ -17,8 +17,8 @@ declare module 'fastify' {
 }
 
 /**
- * Authenticates every request of the Notes tree in onRequest (before any body is read) and checks
- * the route's permission. A route registered without `config.notesAccess` fails at start-up, so no
+ * Authenticates every request of the Notes tree in onRequest and checks the route's permission
+ * before the body is read. A route registered without `config.notesAccess` fails at start-up, so no
  * endpoint can ship without an access policy.
  */
 export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenticator) {
@@ -29,11 +29,16 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
   });
 
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.notesAccess === 'public') return;
+    request.notesCaller = await authenticator.authenticate(request.headers['x-api-key']);
+  });
+
+  // After the rate limit (a route-level onRequest hook), before the body is read: a key that keeps
+  // calling what it may not call still spends its quota.
+  app.addHook('preParsing', async (request) => {
     const access = request.routeOptions.config.notesAccess;
-    if (access === 'public') return;
-    const caller = await authenticator.authenticate(request.headers['x-api-key']);
-    request.notesCaller = caller;
-    if (access && !caller.permissions.includes(access)) {
+    const caller = request.notesCaller;
+    if (access && access !== 'public' && caller && !caller.permissions.includes(access)) {
       throw new AppError('INSUFFICIENT_PERMISSIONS', `This operation needs the ${access} permission`, {
         required_permission: access,
         current_permission: caller.permissions.join(','),

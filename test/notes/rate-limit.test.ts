@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createTestApp, testEnv } from '../helpers/app.ts';
+import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
+
+const { app, db } = await createTestApp();
+const clinic = await createClinicWithKeys(db.database);
+
+const listKeys = (target: typeof app, key: string) =>
+  target.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: { 'x-api-key': key } });
+const createKey = (target: typeof app, key: string) =>
+  target.inject({ method: 'POST', url: '/notes/v1/api-keys', headers: { 'x-api-key': key }, payload: { name: 'x', permissions: [] } });
+
+describe('per-key rate limits by role', () => {
+  it('gives a viewer 200 requests a minute, then 429 with the documented headers and body', async () => {
+    await awayFromMinuteBoundary(20);
+    // A viewer is refused (403) by these routes, but every authenticated request still counts.
+    let last = await listKeys(app, clinic.viewer);
+    expect(last.headers['x-ratelimit-limit-minute']).toBe('200');
+    expect(last.headers['x-ratelimit-remaining-minute']).toBe('199');
+    const reset = Number(last.headers['x-ratelimit-reset-minute']);
+    const now = Date.now() / 1000;
+    expect(reset).toBeGreaterThan(now);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(now / 60) * 60 + 1);
+    for (let i = 2; i <= 200; i++) last = await listKeys(app, clinic.viewer);
+    expect(last.statusCode).toBe(403);
+    expect(last.headers['x-ratelimit-remaining-minute']).toBe('0');
+
+    const limited = await listKeys(app, clinic.viewer);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+    expect(limited.headers['x-ratelimit-limit-minute']).toBe('200');
+    expect(limited.headers['x-ratelimit-remaining-minute']).toBe('0');
+    expect(limited.headers).not.toHaveProperty('x-ratelimit-limit');
+    const body = limited.json();
+    expect(body).toMatchObject({ error: 'too_many_requests', code: 'RATE_LIMIT_EXCEEDED', details: { limit: 200, remaining: 0 } });
+    expect(body.details.reset_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+
+    // Limits are per key: the editor of the same clinic is untouched.
+    const editor = await listKeys(app, clinic.editor);
+    expect(editor.headers['x-ratelimit-limit-minute']).toBe('500');
+    expect(editor.headers['x-ratelimit-remaining-minute']).toBe('499');
+  });
+
+  it('does not count requests that fail authentication', async () => {
+    const response = await listKeys(app, `vnk_${'f'.repeat(32)}`);
+    expect(response.statusCode).toBe(401);
+    expect(response.headers).not.toHaveProperty('x-ratelimit-limit-minute');
+  });
+
+  it('applies configured limits', async () => {
+    await awayFromMinuteBoundary(10);
+    const { app: strict, db: strictDb } = await createTestApp({ env: { RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: '3' } });
+    const keys = await createClinicWithKeys(strictDb.database);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await listKeys(strict, keys.admin)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('holds across two app instances sharing the database', async () => {
+    await awayFromMinuteBoundary(10);
+    const env = testEnv({ LOG_LEVEL: 'silent', RATE_LIMIT_EDITOR_PER_MINUTE: '6' });
+    const fresh = await createClinicWithKeys(db.database, 'Two instances');
+    const first = await buildApp(loadConfig(env), { database: db.database });
+    const second = await buildApp(loadConfig(env), { database: db.database });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await createKey(i % 2 ? second : first, fresh.editor)).statusCode);
+      expect(statuses.filter((status) => status !== 429)).toHaveLength(6);
+      expect(statuses.slice(6).every((status) => status === 429)).toBe(true);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
+
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisReachable = await import('ioredis')
+  .then(async ({ Redis }) => {
+    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await probe.connect();
+      await probe.ping();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      probe.disconnect();
+    }
+  })
+  .catch(() => false);
+
+describe.runIf(redisReachable)('with REDIS_URL', () => {
+  it('keeps the counters in Redis, shared by two app instances', async () => {
+    await awayFromMinuteBoundary(10);
+    const env = testEnv({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl, RATE_LIMIT_VIEWER_PER_MINUTE: '4' });
+    const keys = await createClinicWithKeys(db.database, 'Redis clinic');
+    const first = await buildApp(loadConfig(env), { database: db.database });
+    const second = await buildApp(loadConfig(env), { database: db.database });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await listKeys(i % 2 ? second : first, keys.viewer)).statusCode);
+      expect(statuses).toEqual([403, 403, 403, 403, 429, 429, 429, 429]);
+      const counted = await db.database.db.execute(
+        (await import('drizzle-orm')).sql`select count(*)::int as n from rate_limit_counters where key = ${`notes:${keys.viewerId}`}`,
+      );
+      expect((counted as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
