@@ -1,0 +1,45 @@
+import type { Readable } from 'node:stream';
+
+// Speech-to-text behind one small interface. Providers know nothing of notes, tables or routes.
+
+export type AudioFormat = 'mp3' | 'wav' | 'm4a' | 'aac';
+
+export interface TranscriptSegment {
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Transcript {
+  /** The whole transcript as plain text. */
+  text: string;
+  /** ISO 639-1 code when the provider reports it (e.g. `pt`). */
+  language: string | null;
+  durationSeconds: number | null;
+  /** Timed segments when the provider gives them; may be empty. */
+  segments: TranscriptSegment[];
+  provider: string;
+  model: string | null;
+}
+
+export interface TranscriptionInput {
+  /** Opens a fresh stream of the audio bytes; may be called more than once (retries). */
+  openAudio(): Readable;
+  fileName: string;
+  format: AudioFormat;
+  /** MIME type matching `format`. */
+  contentType: string;
+  sizeBytes: number;
+  durationSeconds: number;
+  /** Hex SHA-256 of the audio bytes. */
+  sha256: string;
+  /** The patient's name as given at upload (the sandbox fails on `FAIL`). */
+  patientName: string;
+}
+
+export interface TranscriptionProvider {
+  readonly name: string;
+  /** Throws ProviderError (src/providers/provider-error.ts) on failure. */
+  transcribe(input: TranscriptionInput, signal: AbortSignal): Promise<Transcript>;
+}
