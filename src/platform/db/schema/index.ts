@@ -1,3 +1,9 @@
 // One drizzle schema for both APIs: every table file is re-exported here, and drizzle-kit
 // generates migrations/ from this module.
 export * from './app-settings.ts';
+export * from './auth-blocks.ts';
+export * from './auth-failures.ts';
+export * from './crm-api-keys.ts';
+export * from './crm-sessions.ts';
+export * from './crm-users.ts';
+export * from './workspaces.ts';
