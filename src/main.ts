@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
+import { ensureDemoWorkspace, formatDemoLogin } from './flow/demo-workspace.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
@@ -19,6 +20,10 @@ const logger = createLogger(config);
 
 try {
   const app = await buildApp(config, { logger });
+
+  // First start on an empty database: demo data, its login printed once to stdout (not the logger).
+  const demoLogin = await ensureDemoWorkspace(app.vetflow.database.db, config.PASSWORD_SCRYPT_LOG_N);
+  if (demoLogin) process.stdout.write(`${formatDemoLogin(demoLogin, config.PUBLIC_BASE_URL)}\n`);
 
   closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an unexpected error');

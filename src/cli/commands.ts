@@ -1,4 +1,5 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
+import { flowCommands } from '../flow/flow.cli.ts';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -34,4 +35,4 @@ const migrate: CliCommand = {
   run: async () => ({ migrated: true }),
 };
 
-export const commands: readonly CliCommand[] = [migrate];
+export const commands: readonly CliCommand[] = [migrate, ...flowCommands];

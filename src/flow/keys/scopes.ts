@@ -6,7 +6,7 @@ export type CrmScope = (typeof CRM_SCOPES)[number];
 
 const KNOWN = new Set<string>(CRM_SCOPES);
 
-/** The requested scopes, de-duplicated in the catalogue's order; an unknown one → 400 INVALID_SCOPE. */
+/** The requested scopes in the caller's order, de-duplicated; an unknown one → 400 INVALID_SCOPE. */
 export function parseScopes(requested: readonly string[]): CrmScope[] {
   const unknown = requested.filter((scope) => !KNOWN.has(scope));
   if (unknown.length > 0) {
@@ -15,5 +15,5 @@ export function parseScopes(requested: readonly string[]): CrmScope[] {
       allowed_scopes: [...CRM_SCOPES],
     });
   }
-  return CRM_SCOPES.filter((scope) => requested.includes(scope));
+  return [...new Set(requested)] as CrmScope[];
 }
