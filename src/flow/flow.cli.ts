@@ -69,7 +69,12 @@ const userCreate: CliCommand = {
   async run({ config, database }: CliContext, values) {
     const role = choiceFlag(values, 'role', ['administrator', 'agent'] as const);
     if (!role) throw new CliError('--role is required (administrator or agent)');
-    const input = { workspaceId: uuidFlag(values, 'workspace'), email: requiredFlag(values, 'email'), password: requiredFlag(values, 'password'), role };
+    const input = {
+      workspaceId: uuidFlag(values, 'workspace'),
+      email: requiredFlag(values, 'email'),
+      password: requiredFlag(values, 'password'),
+      role,
+    };
     const user = await asCli(() => createUser(OPERATOR, input, config.PASSWORD_SCRYPT_LOG_N, database.db));
     return { user_id: user.id };
   },
@@ -84,7 +89,9 @@ const crmKeyCreate: CliCommand = {
       .split(',')
       .map((scope) => scope.trim())
       .filter(Boolean);
-    const { key, token } = await asCli(() => issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }, database.db));
+    const { key, token } = await asCli(() =>
+      issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }, database.db),
+    );
     return { id: key.id, token, workspace_id: key.workspaceId, scopes: key.scopes };
   },
 };

@@ -16,7 +16,8 @@ const otherAdmin = await loginCookie(app, other.admin.email, other.admin.passwor
 const keysUrl = (workspaceId = home.workspaceId) => `/flow/v1/api/workspaces/${workspaceId}/api-keys`;
 const issue = (cookie: string | undefined, payload: unknown, workspaceId = home.workspaceId) =>
   app.inject({ method: 'POST', url: keysUrl(workspaceId), payload: payload as object, headers: cookie ? { cookie } : {} });
-const list = (cookie: string, workspaceId = home.workspaceId) => app.inject({ method: 'GET', url: keysUrl(workspaceId), headers: { cookie } });
+const list = (cookie: string, workspaceId = home.workspaceId) =>
+  app.inject({ method: 'GET', url: keysUrl(workspaceId), headers: { cookie } });
 const me = (target: typeof app, token: string) =>
   target.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${token}` } });
 

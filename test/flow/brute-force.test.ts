@@ -13,7 +13,12 @@ const workspace = await makeWorkspace(t);
 const key = await makeKey(t, workspace.workspaceId);
 
 function bearer(target: AppInstance, ip: string, token = generateToken(), headers: Record<string, string> = {}) {
-  return target.inject({ method: 'GET', url: '/flow/v1/external/me', remoteAddress: ip, headers: { authorization: `Bearer ${token}`, ...headers } });
+  return target.inject({
+    method: 'GET',
+    url: '/flow/v1/external/me',
+    remoteAddress: ip,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+  });
 }
 function login(target: AppInstance, ip: string, password: string) {
   return target.inject({

@@ -40,7 +40,16 @@ const state = { workspaceId: '', token: '', email: 'Owner@Clinic.example', passw
 
 describe('CRM operator CLI', () => {
   it('workspace create prints {workspace_id, admin_user_id}', async () => {
-    const out = await ok(['workspace', 'create', '--name', 'Clínica Boa Vista', '--admin-email', state.email, '--admin-password', state.password]);
+    const out = await ok([
+      'workspace',
+      'create',
+      '--name',
+      'Clínica Boa Vista',
+      '--admin-email',
+      state.email,
+      '--admin-password',
+      state.password,
+    ]);
     expect(Object.keys(out).sort()).toEqual(['admin_user_id', 'workspace_id']);
     expect(out.workspace_id).toMatch(UUID);
     expect(out.admin_user_id).toMatch(UUID);
@@ -62,19 +71,50 @@ describe('CRM operator CLI', () => {
   });
 
   it('workspace create takes --sync-policy', async () => {
-    const out = await ok(['workspace', 'create', '--name', 'ERP-led', '--admin-email', 'erp@clinic.example', '--admin-password', 'long enough', '--sync-policy', 'erp']);
+    const out = await ok([
+      'workspace',
+      'create',
+      '--name',
+      'ERP-led',
+      '--admin-email',
+      'erp@clinic.example',
+      '--admin-password',
+      'long enough',
+      '--sync-policy',
+      'erp',
+    ]);
     const shown = await ok(['workspace', 'update', '--workspace', String(out.workspace_id)]);
     expect(shown).toMatchObject({ billing_status: 'active', contact_sync_policy: 'erp' });
   });
 
   it('user create prints {user_id}', async () => {
-    const out = await ok(['user', 'create', '--workspace', state.workspaceId, '--email', 'agent@clinic.example', '--password', 'agent password', '--role', 'agent']);
+    const out = await ok([
+      'user',
+      'create',
+      '--workspace',
+      state.workspaceId,
+      '--email',
+      'agent@clinic.example',
+      '--password',
+      'agent password',
+      '--role',
+      'agent',
+    ]);
     expect(Object.keys(out)).toEqual(['user_id']);
     expect(out.user_id).toMatch(UUID);
   });
 
   it('crm-key create prints {id, token, workspace_id, scopes}', async () => {
-    const out = await ok(['crm-key', 'create', '--workspace', state.workspaceId, '--name', 'ERP', '--scopes', 'contacts:read,contacts:write']);
+    const out = await ok([
+      'crm-key',
+      'create',
+      '--workspace',
+      state.workspaceId,
+      '--name',
+      'ERP',
+      '--scopes',
+      'contacts:read,contacts:write',
+    ]);
     expect(Object.keys(out).sort()).toEqual(['id', 'scopes', 'token', 'workspace_id']);
     expect(out).toEqual({
       id: expect.stringMatching(UUID),
@@ -86,14 +126,32 @@ describe('CRM operator CLI', () => {
   });
 
   it('fails with one line for bad input', async () => {
-    await fails(['crm-key', 'create', '--workspace', state.workspaceId, '--name', 'x', '--scopes', 'contacts:read,contacts:all'], /Unknown scope "contacts:all"/);
-    await fails(['user', 'create', '--workspace', state.workspaceId, '--email', 'owner@clinic.example', '--password', 'whatever1', '--role', 'agent'], /already exists/);
-    await fails(['user', 'create', '--workspace', state.workspaceId, '--email', 'x@clinic.example', '--password', 'whatever1', '--role', 'boss'], /--role/);
-    await fails(['workspace', 'update', '--workspace', '6f1c1d0e-2a7b-4c51-9d3e-0c8a4e7b2f10', '--billing', 'active'], /Workspace not found/);
+    await fails(
+      ['crm-key', 'create', '--workspace', state.workspaceId, '--name', 'x', '--scopes', 'contacts:read,contacts:all'],
+      /Unknown scope "contacts:all"/,
+    );
+    await fails(
+      ['user', 'create', '--workspace', state.workspaceId, '--email', 'owner@clinic.example', '--password', 'whatever1', '--role', 'agent'],
+      /already exists/,
+    );
+    await fails(
+      ['user', 'create', '--workspace', state.workspaceId, '--email', 'x@clinic.example', '--password', 'whatever1', '--role', 'boss'],
+      /--role/,
+    );
+    await fails(
+      ['workspace', 'update', '--workspace', '6f1c1d0e-2a7b-4c51-9d3e-0c8a4e7b2f10', '--billing', 'active'],
+      /Workspace not found/,
+    );
     await fails(['workspace', 'update', '--workspace', 'not-a-uuid'], /--workspace must be a UUID/);
-    await fails(['workspace', 'update', '--workspace', state.workspaceId, '--billing', 'overdue'], /--billing must be one of active, suspended/);
+    await fails(
+      ['workspace', 'update', '--workspace', state.workspaceId, '--billing', 'overdue'],
+      /--billing must be one of active, suspended/,
+    );
     await fails(['workspace', 'create', '--name', 'No admin'], /--admin-email is required/);
-    await fails(['workspace', 'create', '--name', 'Short', '--admin-email', 'short@clinic.example', '--admin-password', 'short'], /password/);
+    await fails(
+      ['workspace', 'create', '--name', 'Short', '--admin-email', 'short@clinic.example', '--admin-password', 'short'],
+      /password/,
+    );
   });
 
   it('created what it printed: the admin logs in, the key authenticates', async () => {
@@ -106,10 +164,16 @@ describe('CRM operator CLI', () => {
         payload: { email: state.email.toLowerCase(), password: state.password },
       });
       expect(login.statusCode).toBe(200);
-      expect(login.json()).toMatchObject({ user: { role: 'administrator' }, workspace: { id: state.workspaceId, name: 'Clínica Boa Vista' } });
+      expect(login.json()).toMatchObject({
+        user: { role: 'administrator' },
+        workspace: { id: state.workspaceId, name: 'Clínica Boa Vista' },
+      });
       const me = await app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${state.token}` } });
       expect(me.statusCode).toBe(200);
-      expect(me.json()).toMatchObject({ workspace_id: state.workspaceId, key: { name: 'ERP', scopes: ['contacts:read', 'contacts:write'] } });
+      expect(me.json()).toMatchObject({
+        workspace_id: state.workspaceId,
+        key: { name: 'ERP', scopes: ['contacts:read', 'contacts:write'] },
+      });
     } finally {
       await app.close();
       await database.close();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { enforceExternalAuth, type ExternalAuthPolicy, externalRoutes } from '../../src/flow/external/external-auth.ts';
+import { type ExternalAuthPolicy, enforceExternalAuth, externalRoutes } from '../../src/flow/external/external-auth.ts';
 import { generateToken } from '../../src/flow/keys/token.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { ALL_SCOPES, FLOW_TEST_ENV, listRoutes, makeKey, makeWorkspace } from './helpers.ts';
@@ -24,7 +24,7 @@ await app.register(
         config: { crmAuth: { scope: 'contacts:read' } },
         schema: { params: z.object({ workspace_id: z.uuid(), thing_id: z.uuid() }), body: z.object({ n: z.int() }) },
       },
-      async (request) => ({ n: request.body.n }),
+      async (request) => ({ n: (request.body as { n: number }).n }),
     );
   },
   { prefix: '/flow/v1/external' },
@@ -179,7 +179,11 @@ describe('GET /flow/v1/external/me', () => {
   });
 
   it('answers while billing is suspended', async () => {
-    const response = await app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${suspendedKey.token}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: '/flow/v1/external/me',
+      headers: { authorization: `Bearer ${suspendedKey.token}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json().workspace_id).toBe(suspended.workspaceId);
   });

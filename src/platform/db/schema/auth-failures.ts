@@ -9,5 +9,8 @@ export const authFailures = pgTable(
     ip: text('ip').notNull(),
     failedAt: timestamp('failed_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('auth_failures_ip_failed_at_idx').on(table.ip, table.failedAt), index('auth_failures_failed_at_idx').on(table.failedAt)],
+  (table) => [
+    index('auth_failures_ip_failed_at_idx').on(table.ip, table.failedAt),
+    index('auth_failures_failed_at_idx').on(table.failedAt),
+  ],
 );
