@@ -13,8 +13,12 @@ export async function insertFailure(ip: string, windowSeconds: number, tx: Db): 
     .select({ n: count() })
     .from(authFailures)
     .where(and(eq(authFailures.ip, ip), gt(authFailures.failedAt, secondsAgo(windowSeconds))));
-  // Failures older than the window never count again: keep the table small.
-  await tx.delete(authFailures).where(lt(authFailures.failedAt, secondsAgo(windowSeconds)));
+  // Failures older than the window never count again: keep the table small. SKIP LOCKED so that
+  // concurrent failures (an attack, many processes) never wait on, or deadlock over, the same rows.
+  await tx.execute(sql`
+    delete from auth_failures where id in (
+      select id from auth_failures where failed_at < ${secondsAgo(windowSeconds)}
+      order by id limit 1000 for update skip locked)`);
   return row?.n ?? 0;
 }
 
