@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_ADMIN_EMAIL, ensureDemoWorkspace } from '../../src/flow/demo-workspace.ts';
 import { openPostgres } from '../../src/platform/db/client.ts';
+import { workspaces } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startServer } from '../helpers/processes.ts';
@@ -32,6 +33,11 @@ describe('ensureDemoWorkspace', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ user: { role: 'administrator' }, workspace: { id: login!.workspaceId } });
+  });
+
+  it('never comes back, even once every workspace has been deleted', async () => {
+    await t.db.database.db.delete(workspaces);
+    expect(await ensureDemoWorkspace(t.db.database.db, 14)).toBeNull();
   });
 
   it('leaves a database that already has workspaces alone', async () => {
