@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
+import { ensureDemoWorkspace, formatDemoLogin } from './flow/demo-workspace.ts';
 import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
@@ -27,7 +28,9 @@ try {
     await app.close();
   });
 
+  // First start on an empty database: demo data whose secrets are printed once, after start-up.
   const demoClinic = await ensureDemoClinic(app.vetflow.database.db);
+  const demoLogin = await ensureDemoWorkspace(app.vetflow.database.db, config.PASSWORD_SCRYPT_LOG_N);
 
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();
@@ -52,6 +55,7 @@ try {
       ].join('\n'),
     );
   }
+  if (demoLogin) process.stdout.write(`${formatDemoLogin(demoLogin, config.PUBLIC_BASE_URL)}\n`);
 } catch (error) {
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);

@@ -1,7 +1,8 @@
+import { flowCommands } from '../flow/flow.cli.ts';
 import { notesCommands } from '../notes/notes.cli.ts';
 import type { CliCommand } from '../platform/cli.ts';
 
-export { type CliCommand, type CliContext, CliError } from '../platform/cli.ts';
+export { type CliCommand, type CliContext, CliError, requiredFlag } from '../platform/cli.ts';
 
 const migrate: CliCommand = {
   name: 'migrate',
@@ -10,4 +11,4 @@ const migrate: CliCommand = {
 };
 
 /** Every operator command, matched by its leading words. */
-export const commands: readonly CliCommand[] = [migrate, ...notesCommands];
+export const commands: readonly CliCommand[] = [migrate, ...notesCommands, ...flowCommands];

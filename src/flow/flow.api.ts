@@ -1,5 +1,8 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
+import { authRoutes } from './auth/auth.routes.ts';
+import { externalRoutes } from './external/external.routes.ts';
+import { keyRoutes } from './keys/keys.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
   prefix: '/flow/v1',
@@ -7,12 +10,18 @@ export const flowApiDescription: ApiDescription = {
   version: '1.0.0',
   description:
     'Upsert, read and soft-delete contacts of a CRM workspace and trigger satisfaction surveys with a ' +
-    'workspace-bound bearer key. Every error has the flat body `{error, message, code, details?, request_id}`.',
+    'workspace-bound bearer key. Every error has the flat body `{error, message, code, details?, request_id}`. ' +
+    'Tokens are `crm_live_` + 32 random base62 characters + a 6-character base62 CRC32 checksum. More than ' +
+    '20 failed authentications (bearer or login) from one IP within 10 minutes → 429 for that IP for 10 minutes.',
   securitySchemes: {
     CrmBearer: { type: 'http', scheme: 'bearer', description: '`crm_live_...` token bound to one workspace' },
     CrmSession: { type: 'apiKey', in: 'cookie', name: 'vetflow_session', description: 'CRM user session (login)' },
   },
 };
 
-/** The /flow/v1 tree: routes are registered here as the features land. */
-export async function flowApi(_app: AppInstance) {}
+/** The /flow/v1 tree: CRM sessions and key management (`/api`), and the ERP-facing `/external` API. */
+export async function flowApi(app: AppInstance) {
+  await app.register(authRoutes);
+  await app.register(keyRoutes);
+  await app.register(externalRoutes, { prefix: '/external' });
+}

@@ -72,6 +72,15 @@ const variables = z.object({
   RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),
   RATE_LIMIT_VIEWER_PER_MINUTE: int(200, 1),
   CRM_RATE_LIMIT_PER_MINUTE: int(300, 1),
+
+  // Brute-force guard: more than AUTH_FAILURE_LIMIT failed authentications from one IP within the
+  // window blocks that IP (429) for AUTH_BLOCK_SECONDS.
+  AUTH_FAILURE_LIMIT: int(20, 1),
+  AUTH_FAILURE_WINDOW_SECONDS: int(600, 1),
+  AUTH_BLOCK_SECONDS: int(600, 1),
+  CRM_SESSION_TTL_MINUTES: int(720, 1),
+  // scrypt cost as log2(N) for new password hashes (r=8, p=1); 17 is OWASP's minimum (128 MiB).
+  PASSWORD_SCRYPT_LOG_N: int(17, 14, 20),
 });
 
 /** Every environment variable the service reads. */

@@ -36,7 +36,10 @@ describe('OpenAPI documents', () => {
     expect(response.statusCode).toBe(200);
     const doc = response.json();
     expect(doc.servers).toEqual([{ url: 'http://vetflow.test/flow/v1' }]);
+    // The CRM features' own routes are published too; only /flow/v1 paths, re-based on its server.
     expect(Object.keys(doc.paths)).toContain('/external/probe');
+    expect(Object.keys(doc.paths)).not.toContain('/probe/{id}');
+    expect(Object.keys(doc.paths).every((path) => !path.startsWith('/flow/v1') && !path.startsWith('/notes/v1'))).toBe(true);
     expect(Object.keys(doc.paths).some((path) => path.startsWith('/api-keys'))).toBe(false);
     expect(doc.components.securitySchemes).toHaveProperty('CrmBearer');
   });

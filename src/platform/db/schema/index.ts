@@ -1,7 +1,13 @@
 // One drizzle schema for both APIs: every table file is re-exported here, and drizzle-kit
 // generates migrations/ from this module.
 export * from './app-settings.ts';
+export * from './auth-blocks.ts';
+export * from './auth-failures.ts';
 export * from './clinics.ts';
+export * from './crm-api-keys.ts';
+export * from './crm-sessions.ts';
+export * from './crm-users.ts';
 export * from './notes-api-key-usage.ts';
 export * from './notes-api-keys.ts';
 export * from './rate-limit-counters.ts';
+export * from './workspaces.ts';

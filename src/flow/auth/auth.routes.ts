@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
+import { requireSession } from './require-session.ts';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
+import { login, logout, type SessionView } from './sessions.service.ts';
+
+const LoginBody = z.object({
+  email: z.string().min(1).max(320),
+  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+});
+
+const SessionSchema = z
+  .object({
+    user: z.object({ id: UuidSchema, email: z.string(), role: z.enum(['administrator', 'agent']) }),
+    workspace: z.object({ id: UuidSchema, name: z.string() }),
+    expires_at: TimestampSchema,
+  })
+  .meta({ id: 'CrmSession', description: 'The logged-in CRM user.' });
+
+function toSessionBody(view: SessionView) {
+  return {
+    user: { id: view.caller.userId, email: view.email, role: view.caller.role },
+    workspace: { id: view.caller.workspaceId, name: view.workspaceName },
+    expires_at: toTimestamp(view.expiresAt),
+  };
+}
+
+/** CRM login sessions: `/api/auth/*` under /flow/v1. */
+export async function authRoutes(app: AppInstance) {
+  const { config, database } = app.vetflow;
+
+  app.post(
+    '/api/auth/login',
+    {
+      schema: {
+        summary: 'Log in to the CRM',
+        description:
+          'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
+          'with the same body either way; failures count toward the per-IP brute-force limit (429).',
+        tags: ['CRM session'],
+        body: LoginBody,
+        response: { 200: SessionSchema, ...errorResponses(401, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { token, session } = await login({ ...request.body, ip: request.ip }, config, database.db);
+      const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
+      setSessionCookie(reply, token, maxAge, config.PUBLIC_BASE_URL);
+      return toSessionBody(session);
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        summary: 'Log out',
+        description: 'Ends the session of the cookie (if any) and clears the cookie. Always 204.',
+        tags: ['CRM session'],
+        security: [{ CrmSession: [] }],
+        response: { 204: z.null().describe('Logged out') },
+      },
+    },
+    async (request, reply) => {
+      const token = readSessionCookie(request);
+      if (token) await logout(token, database.db);
+      clearSessionCookie(reply, config.PUBLIC_BASE_URL);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/auth/session',
+    {
+      onRequest: requireSession,
+      schema: {
+        summary: 'Who am I',
+        tags: ['CRM session'],
+        security: [{ CrmSession: [] }],
+        response: { 200: SessionSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => toSessionBody(request.crmSession!),
+  );
+}

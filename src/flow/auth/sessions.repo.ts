@@ -1,0 +1,36 @@
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { crmSessions, crmUsers, workspaces } from '../../platform/db/schema/index.ts';
+
+export async function insertSession(userId: string, tokenHash: string, ttlMinutes: number, tx: Db) {
+  // Expired sessions of anyone are useless: drop them while we are here (indexed on expires_at).
+  await tx.delete(crmSessions).where(lt(crmSessions.expiresAt, sql`now()`));
+  const [row] = await tx
+    .insert(crmSessions)
+    .values({ userId, tokenHash, expiresAt: sql`now() + make_interval(mins => ${ttlMinutes}::int)` })
+    .returning();
+  return row!;
+}
+
+/** The live session with this token hash, with its user and workspace. */
+export async function findLiveSession(tokenHash: string, tx: Db) {
+  const [row] = await tx
+    .select({
+      sessionId: crmSessions.id,
+      expiresAt: crmSessions.expiresAt,
+      userId: crmUsers.id,
+      email: crmUsers.email,
+      role: crmUsers.role,
+      workspaceId: workspaces.id,
+      workspaceName: workspaces.name,
+    })
+    .from(crmSessions)
+    .innerJoin(crmUsers, eq(crmUsers.id, crmSessions.userId))
+    .innerJoin(workspaces, eq(workspaces.id, crmUsers.workspaceId))
+    .where(and(eq(crmSessions.tokenHash, tokenHash), gt(crmSessions.expiresAt, sql`now()`)));
+  return row;
+}
+
+export async function deleteSession(tokenHash: string, tx: Db): Promise<void> {
+  await tx.delete(crmSessions).where(eq(crmSessions.tokenHash, tokenHash));
+}

@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Config } from '../../platform/config.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { CrmUserCaller } from '../callers.ts';
+import { dummyPasswordHash, verifyPassword } from '../users/password.ts';
+import { findUserByEmail } from '../users/users.repo.ts';
+import { normaliseEmail } from '../users/users.service.ts';
+import { assertNotBlocked, bruteForcePolicy, failAuthentication } from './brute-force.ts';
+import { deleteSession, findLiveSession, insertSession } from './sessions.repo.ts';
+
+export type SessionConfig = Pick<
+  Config,
+  'CRM_SESSION_TTL_MINUTES' | 'PASSWORD_SCRYPT_LOG_N' | 'AUTH_FAILURE_LIMIT' | 'AUTH_FAILURE_WINDOW_SECONDS' | 'AUTH_BLOCK_SECONDS'
+>;
+
+export interface SessionView {
+  caller: CrmUserCaller;
+  email: string;
+  workspaceName: string;
+  expiresAt: Date;
+}
+
+// One message whatever was wrong, so a login never tells whether an email has an account.
+const BAD_CREDENTIALS = 'Invalid email or password';
+
+function hashSessionToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Checks an email and password (counted by the brute-force guard when wrong) and opens a session.
+ * Returns the cookie value, which exists nowhere else: only its SHA-256 is stored.
+ */
+export async function login(
+  input: { email: string; password: string; ip: string },
+  config: SessionConfig,
+  db: Db,
+): Promise<{ token: string; session: SessionView }> {
+  await assertNotBlocked(input.ip, db);
+  const user = await findUserByEmail(normaliseEmail(input.email), db);
+  // Unknown emails still pay for one scrypt, so timing does not reveal them either.
+  const hash = user?.passwordHash ?? (await dummyPasswordHash(config.PASSWORD_SCRYPT_LOG_N));
+  const valid = await verifyPassword(input.password, hash);
+  if (!user || !valid) {
+    return failAuthentication(input.ip, bruteForcePolicy(config), new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS), db);
+  }
+  const token = randomBytes(32).toString('base64url');
+  const row = await insertSession(user.id, hashSessionToken(token), config.CRM_SESSION_TTL_MINUTES, db);
+  const session = await findLiveSession(row.tokenHash, db);
+  if (!session) throw new Error('the new session could not be read back');
+  return { token, session: toView(session) };
+}
+
+/** The session behind a cookie value, or undefined when it is unknown, expired or logged out. */
+export async function resolveSession(token: string, db: Db): Promise<SessionView | undefined> {
+  const session = await findLiveSession(hashSessionToken(token), db);
+  return session ? toView(session) : undefined;
+}
+
+export async function logout(token: string, db: Db): Promise<void> {
+  await deleteSession(hashSessionToken(token), db);
+}
+
+function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): SessionView {
+  return {
+    caller: { kind: 'user', userId: row.userId, workspaceId: row.workspaceId, role: row.role },
+    email: row.email,
+    workspaceName: row.workspaceName,
+    expiresAt: row.expiresAt,
+  };
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../platform/db/client.ts';
+import { appSettings } from '../platform/db/schema/index.ts';
+import { OPERATOR } from './callers.ts';
+import { anyWorkspaceExists } from './workspaces/workspaces.repo.ts';
+import { createWorkspace } from './workspaces/workspaces.service.ts';
+
+export interface DemoLogin {
+  workspaceId: string;
+  workspaceName: string;
+  email: string;
+  password: string;
+}
+
+const DONE_KEY = 'flow.demo_workspace';
+export const DEMO_ADMIN_EMAIL = 'admin@demo-workspace.example';
+
+/**
+ * On the first start of an empty database: a demo workspace and its administrator, whose login is
+ * returned this once (the password is stored only as a hash). Afterwards, or when workspaces
+ * already exist, null. The "done" mark is written in the same transaction, so concurrent first
+ * starts create exactly one demo (the second waits on the mark's primary key, then sees it).
+ */
+export async function ensureDemoWorkspace(db: Db, passwordLogN: number): Promise<DemoLogin | null> {
+  return db.transaction(async (tx) => {
+    const marked = await tx
+      .insert(appSettings)
+      .values({ key: DONE_KEY, value: sql`jsonb_build_object('at', now())` })
+      .onConflictDoNothing()
+      .returning({ key: appSettings.key });
+    if (marked.length === 0 || (await anyWorkspaceExists(tx))) return null;
+
+    const password = randomBytes(15).toString('base64url');
+    const { workspace } = await createWorkspace(
+      OPERATOR,
+      { name: 'Demo workspace', adminEmail: DEMO_ADMIN_EMAIL, adminPassword: password },
+      passwordLogN,
+      tx,
+    );
+    await tx
+      .update(appSettings)
+      .set({ value: sql`jsonb_build_object('at', now(), 'workspace_id', ${workspace.id}::text)` })
+      .where(sql`${appSettings.key} = ${DONE_KEY}`);
+    return { workspaceId: workspace.id, workspaceName: workspace.name, email: DEMO_ADMIN_EMAIL, password };
+  });
+}
+
+/** The short block main.ts prints to stdout (never through the logger) the one time a demo is made. */
+export function formatDemoLogin(login: DemoLogin, publicBaseUrl: string): string {
+  return [
+    '',
+    'CRM demo workspace created. Its administrator login is shown this once:',
+    `  workspace  ${login.workspaceName} (${login.workspaceId})`,
+    `  email      ${login.email}`,
+    `  password   ${login.password}`,
+    `  log in     POST ${publicBaseUrl}/flow/v1/api/auth/login`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { requireSession } from '../auth/require-session.ts';
+import { sessionCaller } from '../request-context.ts';
+import type { ApiKeyRow } from './keys.repo.ts';
+import { issueApiKey, listApiKeys, revokeKey } from './keys.service.ts';
+import { CRM_SCOPES } from './scopes.ts';
+
+const WorkspaceParams = z.object({ workspace_id: UuidSchema });
+const KeyParams = WorkspaceParams.extend({ id: UuidSchema });
+
+const NewKeyBody = z.object({
+  name: z.string().min(1).max(100),
+  // Checked against the catalogue by the service, so an unknown scope is a 400 INVALID_SCOPE.
+  scopes: z
+    .array(z.string())
+    .min(1)
+    .max(CRM_SCOPES.length * 2)
+    .describe(`Any of ${CRM_SCOPES.join(', ')}; an unknown scope → 400 INVALID_SCOPE`),
+});
+
+const KeyFields = {
+  id: UuidSchema,
+  name: z.string(),
+  prefix: z.string().describe('The first 12 characters of the token'),
+  scopes: z.array(z.enum(CRM_SCOPES)),
+  workspace_id: UuidSchema,
+  created_at: TimestampSchema,
+};
+const IssuedKey = z.object({ ...KeyFields, token: z.string().describe('`crm_live_...`: shown this once, never again') });
+const ListedKey = z.object({ ...KeyFields, last_used_at: TimestampSchema.nullable() }).meta({ id: 'CrmApiKey' });
+
+function toKeyBody(key: ApiKeyRow) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes as (typeof CRM_SCOPES)[number][],
+    workspace_id: key.workspaceId,
+    created_at: toTimestamp(key.createdAt),
+  };
+}
+
+const security = [{ CrmSession: [] }];
+const tags = ['CRM API keys'];
+
+/** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
+export async function keyRoutes(app: AppInstance) {
+  const { db } = app.vetflow.database;
+  app.addHook('onRequest', requireSession);
+
+  app.post(
+    '/api/workspaces/:workspace_id/api-keys',
+    {
+      schema: {
+        summary: 'Issue a CRM API key',
+        description: 'Administrator session of the workspace. The token is in this response only; only its SHA-256 is stored.',
+        tags,
+        security,
+        params: WorkspaceParams,
+        body: NewKeyBody,
+        response: { 201: IssuedKey, ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { key, token } = await issueApiKey(sessionCaller(request), request.params.workspace_id, request.body, db);
+      return reply.code(201).send({ ...toKeyBody(key), token });
+    },
+  );
+
+  app.get(
+    '/api/workspaces/:workspace_id/api-keys',
+    {
+      schema: {
+        summary: 'List the active CRM API keys',
+        description: 'Revoked keys are not listed; tokens never are. `last_used_at` is updated at most once a minute.',
+        tags,
+        security,
+        params: WorkspaceParams,
+        response: { 200: z.object({ data: z.array(ListedKey), meta: z.object({ total: z.int() }) }), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const keys = await listApiKeys(sessionCaller(request), request.params.workspace_id, db);
+      return {
+        data: keys.map((key) => ({ ...toKeyBody(key), last_used_at: key.lastUsedAt ? toTimestamp(key.lastUsedAt) : null })),
+        meta: { total: keys.length },
+      };
+    },
+  );
+
+  app.delete(
+    '/api/workspaces/:workspace_id/api-keys/:id',
+    {
+      schema: {
+        summary: 'Revoke a CRM API key',
+        description: 'Takes effect on the next request, on every process. Revoking a revoked key is a no-op (204).',
+        tags,
+        security,
+        params: KeyParams,
+        response: { 204: z.null().describe('Revoked'), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await revokeKey(sessionCaller(request), request.params.workspace_id, request.params.id, db);
+      return reply.code(204).send(null);
+    },
+  );
+}

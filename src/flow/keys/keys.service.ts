@@ -1,0 +1,64 @@
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { CrmCaller } from '../callers.ts';
+import { findWorkspace } from '../workspaces/workspaces.repo.ts';
+import { type ApiKeyRow, insertApiKey, listActiveApiKeys, revokeApiKey } from './keys.repo.ts';
+import { parseScopes } from './scopes.ts';
+import { displayPrefix, generateToken, hashToken } from './token.ts';
+
+export interface NewApiKey {
+  name: string;
+  scopes: readonly string[];
+}
+
+/** Keys are managed by an administrator of their workspace, or by the operator. */
+export function assertKeyManager(caller: CrmCaller, workspaceId: string): void {
+  if (caller.kind === 'operator') return;
+  if (caller.kind !== 'user' || caller.workspaceId !== workspaceId) {
+    throw new AppError('WORKSPACE_MISMATCH', 'You do not belong to this workspace');
+  }
+  if (caller.role !== 'administrator') {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'Only a workspace administrator can manage API keys', {
+      required_role: 'administrator',
+      current_role: caller.role,
+    });
+  }
+}
+
+/** Issues a key; the plain token exists only in the returned value and is never stored. */
+export async function issueApiKey(
+  caller: CrmCaller,
+  workspaceId: string,
+  input: NewApiKey,
+  db: Db,
+): Promise<{ key: ApiKeyRow; token: string }> {
+  assertKeyManager(caller, workspaceId);
+  const name = input.name.trim();
+  if (name === '' || name.length > 100) throw new AppError('INVALID_REQUEST', 'The key name must have 1 to 100 characters');
+  const scopes = parseScopes(input.scopes);
+  if (!(await findWorkspace(workspaceId, db))) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
+  const token = generateToken();
+  const key = await insertApiKey(
+    {
+      workspaceId,
+      name,
+      scopes,
+      tokenHash: hashToken(token),
+      prefix: displayPrefix(token),
+      createdByUserId: caller.kind === 'user' ? caller.userId : null,
+    },
+    db,
+  );
+  return { key, token };
+}
+
+export function listApiKeys(caller: CrmCaller, workspaceId: string, db: Db): Promise<ApiKeyRow[]> {
+  assertKeyManager(caller, workspaceId);
+  return listActiveApiKeys(workspaceId, db);
+}
+
+/** Revokes at once: every process looks keys up per request, so the next request is refused. */
+export async function revokeKey(caller: CrmCaller, workspaceId: string, keyId: string, db: Db): Promise<void> {
+  assertKeyManager(caller, workspaceId);
+  if (!(await revokeApiKey(workspaceId, keyId, db))) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+}

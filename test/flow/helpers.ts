@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { afterAll } from 'vitest';
+import { type AppInstance, buildApp } from '../../src/app.ts';
+import { OPERATOR } from '../../src/flow/callers.ts';
+import { issueApiKey } from '../../src/flow/keys/keys.service.ts';
+import type { CrmScope } from '../../src/flow/keys/scopes.ts';
+import { createUser } from '../../src/flow/users/users.service.ts';
+import { changeWorkspace, createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
+import { type Database, openPostgres } from '../../src/platform/db/client.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import type { TestApp } from '../helpers/app.ts';
+
+// Factories for CRM access tests: data goes in through the real services, never through fixtures.
+
+/** The cheapest scrypt cost the app accepts, so logins in tests take milliseconds. */
+export const FLOW_TEST_ENV = { PASSWORD_SCRYPT_LOG_N: '14' };
+export const ALL_SCOPES: CrmScope[] = ['contacts:write', 'contacts:read', 'contacts:delete', 'satisfaction:write'];
+
+const unique = () => randomBytes(4).toString('hex');
+
+export interface WorkspaceFixture {
+  workspaceId: string;
+  admin: { id: string; email: string; password: string };
+}
+
+export async function makeWorkspace(t: TestApp, options: { billing?: 'active' | 'suspended' } = {}): Promise<WorkspaceFixture> {
+  const db = t.db.database.db;
+  const email = `admin-${unique()}@clinic.example`;
+  const password = `pw-${unique()}-${unique()}`;
+  const { workspace, adminUserId } = await createWorkspace(
+    OPERATOR,
+    { name: `Workspace ${unique()}`, adminEmail: email, adminPassword: password },
+    t.config.PASSWORD_SCRYPT_LOG_N,
+    db,
+  );
+  if (options.billing === 'suspended') await changeWorkspace(OPERATOR, workspace.id, { billingStatus: 'suspended' }, db);
+  return { workspaceId: workspace.id, admin: { id: adminUserId, email, password } };
+}
+
+export async function makeUser(t: TestApp, workspaceId: string, role: 'administrator' | 'agent') {
+  const email = `${role}-${unique()}@clinic.example`;
+  const password = `pw-${unique()}-${unique()}`;
+  const user = await createUser(OPERATOR, { workspaceId, email, password, role }, t.config.PASSWORD_SCRYPT_LOG_N, t.db.database.db);
+  return { id: user.id, email, password };
+}
+
+export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = ALL_SCOPES) {
+  const { key, token } = await issueApiKey(OPERATOR, workspaceId, { name: `key ${unique()}`, scopes }, t.db.database.db);
+  return { id: key.id, token };
+}
+
+/** Logs in through the API and returns the `Cookie` header value to send afterwards. */
+export async function loginCookie(app: AppInstance, email: string, password: string): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/flow/v1/api/auth/login', payload: { email, password } });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  const setCookie = String(response.headers['set-cookie']);
+  return setCookie.split(';')[0]!;
+}
+
+/**
+ * A second app process over the same database as `t`: its own pool on Postgres (as a second
+ * server would have), the same embedded database otherwise. Closed after the file.
+ */
+export async function createSecondApp(t: TestApp): Promise<{ app: AppInstance; logs: string[] }> {
+  const database: Database = t.db.url ? openPostgres(t.db.url, 3) : t.db.database;
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp(t.config, { database, logger: createLogger(t.config, sink) });
+  afterAll(async () => {
+    await app.close().catch(() => {});
+    if (database !== t.db.database) await database.close().catch(() => {});
+  });
+  return { app, logs };
+}
+
+/** Every route the router knows, read from `printRoutes` (the tree, flattened). */
+export function listRoutes(app: AppInstance): { method: string; url: string }[] {
+  const routes: { method: string; url: string }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const marker = line.indexOf('── ');
+    if (marker < 0) continue;
+    const depth = (marker - 1) / 4;
+    const match = /^(.*?)(?: \(([^)]*)\))?$/.exec(line.slice(marker + 3))!;
+    stack.length = depth;
+    stack.push(match[1]!);
+    for (const method of match[2]?.split(',') ?? []) routes.push({ method: method.trim(), url: stack.join('') });
+  }
+  return routes;
+}
