@@ -56,7 +56,8 @@ export const DELIMITED_HEADING_ANYWHERE = new RegExp(`(\\s)(?:${headingAlternati
 const SPEAKER =
   '(?:medic[oa] |doutor[a]? )?veterinari[oa]|vet|tutor[a]?|proprietari[oa]|don[oa](?: [a-z]+)?|cliente|dr[a]?\\.?(?: [a-z]+)?|doutor[a]?(?: [a-z]+)?';
 export const SPEAKER_LABEL_AT_START = new RegExp(`^(${SPEAKER})\\s*:\\s*`);
-export const SPEAKER_LABEL_ANYWHERE = new RegExp(`(\\s)(?:${SPEAKER})\\s*:`, 'g');
+// Not inside a longer label: "Médica veterinária:" must not split before "veterinária".
+export const SPEAKER_LABEL_ANYWHERE = new RegExp(`(\\s)(?<!(?:medic[oa]|doutor[a]?)\\s)(?:${SPEAKER})\\s*:`, 'g');
 export const TUTOR_SPEAKER = /^(?:tutor|tutora|proprietari[oa]|don[oa]|cliente)\b/;
 
 /**
