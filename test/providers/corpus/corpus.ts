@@ -59,7 +59,8 @@ export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: strin
         if (shared > 0) overlap.set(span.label, (overlap.get(span.label) ?? 0) + shared);
       }
       const got = [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
-      const style = (score.byStyle[transcript.style] ??= { right: 0, total: 0 });
+      score.byStyle[transcript.style] ??= { right: 0, total: 0 };
+      const style = score.byStyle[transcript.style]!;
       score.total++;
       style.total++;
       if (got === expected) {
