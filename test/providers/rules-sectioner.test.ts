@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
+import { assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
+import { loadCorpus, scoreCorpus } from './corpus/corpus.ts';
+
+const sectioner = createRulesSectioner();
+const section = (text: string) => sectioner.section({ text, segments: [], language: 'pt' }, new AbortController().signal);
+
+describe('rules sectioner on the pt-BR corpus', () => {
+  const tuning = loadCorpus('tuning');
+  const heldOut = loadCorpus('held-out');
+
+  it('has a corpus large and varied enough to mean something', () => {
+    const all = [...tuning, ...heldOut];
+    expect(all.length).toBeGreaterThanOrEqual(30);
+    expect(all.reduce((sum, t) => sum + t.sentences.length, 0)).toBeGreaterThanOrEqual(300);
+    for (const half of [tuning, heldOut]) {
+      expect(new Set(half.map((t) => t.style))).toEqual(new Set(['headings', 'plain', 'dialogue']));
+      expect(new Set(half.flatMap((t) => t.sentences.map(([label]) => label)))).toEqual(new Set(SECTION_LABELS));
+    }
+    const tuningIds = new Set(tuning.map((t) => t.id));
+    expect(heldOut.filter((t) => tuningIds.has(t.id))).toEqual([]);
+  });
+
+  it('puts at least 90 % of held-out sentences in the right section', () => {
+    const score = scoreCorpus(heldOut, assignSentences);
+    const styles = Object.entries(score.byStyle).map(([style, s]) => `${style} ${s.right}/${s.total}`);
+    console.log(`held-out accuracy ${(score.accuracy * 100).toFixed(1)} % (${score.right}/${score.total}; ${styles.join(', ')})`);
+    expect(score.accuracy).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('scores the tuning half too (a drop here flags a rule change that broke something)', () => {
+    const score = scoreCorpus(tuning, assignSentences);
+    console.log(`tuning accuracy ${(score.accuracy * 100).toFixed(1)} % (${score.right}/${score.total})`);
+    expect(score.accuracy).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('the scorer itself notices a labeller that is wrong', () => {
+    const allObservations = (text: string) => [{ start: 0, end: text.length, label: 'observations' as const }];
+    expect(scoreCorpus(heldOut, allObservations).accuracy).toBeLessThan(0.2);
+  });
+});
+
+describe('rules sectioner behaviour', () => {
+  it('strips spoken headings, uses the port titles and the canonical order, and skips empty sections', async () => {
+    const sections = await section(
+      'Tratamento: amoxicilina 20 mg/kg a cada 12 horas. Anamnese: tutor relata tosse há dois dias. Exame físico: temperatura 39,1.',
+    );
+    expect(sections).toEqual([
+      { label: 'anamnesis', title: SECTION_TITLES.anamnesis, content: 'tutor relata tosse há dois dias.' },
+      { label: 'physical_exam', title: SECTION_TITLES.physical_exam, content: 'temperatura 39,1.' },
+      { label: 'treatment', title: SECTION_TITLES.treatment, content: 'amoxicilina 20 mg/kg a cada 12 horas.' },
+    ]);
+  });
+
+  it('recognises headings with or without accents, in any case, with different delimiters', async () => {
+    const sections = await section('DIAGNOSTICO - otite externa. observações: animal dócil. Exame Físico. Sem alterações.');
+    expect(sections.map((s) => [s.label, s.content])).toEqual([
+      ['physical_exam', 'Sem alterações.'],
+      ['diagnosis', 'otite externa.'],
+      ['observations', 'animal dócil.'],
+    ]);
+  });
+
+  it('keeps a spoken heading in force for the sentences after it', async () => {
+    const sections = await section('Anamnese: cão de três anos. Mora em apartamento. Gosta de brincar com bolinha.');
+    expect(sections.map((s) => s.label)).toEqual(['anamnesis']);
+  });
+
+  it('lets "Prescrevo" and "Retorno em" switch the section without losing their words', async () => {
+    const sections = await section('Diagnóstico: otite. Prescrevo otológico a cada 12 horas. Retorno em 10 dias.');
+    expect(sections.map((s) => [s.label, s.content])).toEqual([
+      ['diagnosis', 'otite.'],
+      ['treatment', 'Prescrevo otológico a cada 12 horas.'],
+      ['follow_up', 'Retorno em 10 dias.'],
+    ]);
+  });
+
+  it('classifies by cue words without headings', async () => {
+    const sections = await section(
+      'Tutor relata vômito há três dias. Temperatura 39,5 e mucosas hipocoradas. Suspeita de gastrite. Omeprazol 1 mg/kg a cada 24 horas. Retornar em 7 dias.',
+    );
+    expect(sections.map((s) => s.label)).toEqual(['anamnesis', 'physical_exam', 'diagnosis', 'treatment', 'follow_up']);
+  });
+
+  it('files the tutor’s complaints in a dialogue under anamnesis and keeps the speaker lines apart', async () => {
+    const sections = await section(
+      'Vet: Bom dia!\nTutora: Ela está mancando.\nTutora: E chora quando sobe no sofá.\nVet: Dor à palpação do joelho.',
+    );
+    expect(sections.map((s) => [s.label, s.content])).toEqual([
+      ['anamnesis', 'Tutora: Ela está mancando.\nTutora: E chora quando sobe no sofá.'],
+      ['physical_exam', 'Vet: Dor à palpação do joelho.'],
+      ['observations', 'Vet: Bom dia!'],
+    ]);
+  });
+
+  it('puts what it cannot place in observations, and nothing for an empty transcript', async () => {
+    expect(await section('Lorem ipsum dolor sit amet.')).toEqual([
+      { label: 'observations', title: 'Observações', content: 'Lorem ipsum dolor sit amet.' },
+    ]);
+    expect(await section('   \n ')).toEqual([]);
+  });
+
+  it('does not split after abbreviations such as "Dr." and keeps decimals whole', () => {
+    const sentences = assignSentences('Dr. Paulo: peso 3.5 kg. Tutor: ok.');
+    expect(sentences.map((s) => s.text)).toEqual(['Dr. Paulo: peso 3.5 kg.', 'Tutor: ok.']);
+  });
+
+  it('honours an aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(sectioner.section({ text: 'Anamnese: ok.', segments: [], language: 'pt' }, controller.signal)).rejects.toThrow();
+  });
+});
