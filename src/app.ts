@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { Redis } from 'ioredis';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
+import { createNotesModule, type NotesProviders } from './notes/notes.module.ts';
 import type { Config } from './platform/config.ts';
 import { type Database, openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
@@ -20,6 +21,8 @@ export interface AppOverrides {
   logger?: Logger;
   /** Extra job definitions, registered next to the features' own (used by tests). */
   jobs?: readonly JobDefinition<any>[];
+  /** Transcription and sectioning providers instead of the configured ones. */
+  notesProviders?: NotesProviders;
 }
 
 export type { AppInstance };
@@ -34,9 +37,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config));
   let jobs: JobQueue | undefined;
+  const jobQueue = () => {
+    if (!jobs) throw new Error('job queue not started');
+    return jobs;
+  };
+  const notesModule = createNotesModule(config, database, jobQueue, overrides.notesProviders);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
-    jobs = new JobQueue(database, config, logger, [...(overrides.jobs ?? [])]);
+    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...(overrides.jobs ?? [])]);
     await jobs.start();
   } catch (error) {
     await jobs?.stop(1_000).catch(() => {});
@@ -93,7 +101,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(healthRoutes);
   if (config.ROLE !== 'worker') {
     await registerOpenApi(app, [notesApiDescription, flowApiDescription], config.PUBLIC_BASE_URL);
-    await app.register(notesApi, { prefix: notesApiDescription.prefix });
+    await app.register(notesApi, { prefix: notesApiDescription.prefix, module: notesModule });
     await app.register(flowApi, { prefix: flowApiDescription.prefix });
   }
   return app;

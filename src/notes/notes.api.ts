@@ -5,6 +5,9 @@ import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { keyRoutes } from './keys/keys.routes.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
+import { noteReadRoutes } from './notes/notes.routes.ts';
+import type { NotesModule } from './notes.module.ts';
+import { uploadRoutes } from './upload/upload.routes.ts';
 
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
@@ -25,8 +28,8 @@ const KEY_CACHE_TTL_MS = 3_000;
 const USAGE_FLUSH_INTERVAL_MS = 5_000;
 
 /** The /notes/v1 tree: key authentication, per-key rate limits and usage, then the routes. */
-export async function notesApi(app: AppInstance) {
-  const { config, database } = app.vetflow;
+export async function notesApi(app: AppInstance, { module }: { module: NotesModule }) {
+  const { config, database, jobs } = app.vetflow;
   const db = database.db;
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
   const usage = new UsageRecorder(db, app.log);
@@ -54,4 +57,15 @@ export async function notesApi(app: AppInstance) {
   });
 
   await app.register(keyRoutes, { db, authenticator, usage });
+  await app.register(uploadRoutes, {
+    db,
+    jobs,
+    storage: module.storage,
+    transcribe: module.transcribe,
+    minSeconds: config.AUDIO_MIN_SECONDS,
+    maxSeconds: config.AUDIO_MAX_SECONDS,
+    maxBytes: config.AUDIO_MAX_BYTES,
+    dataDir: config.DATA_DIR,
+  });
+  await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL });
 }

@@ -47,11 +47,19 @@ const variables = z.object({
   BODY_LIMIT_BYTES: int(1_048_576, 1_024),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 1_000, 120_000),
   JOB_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  JOB_SUPERVISE_INTERVAL_SECONDS: int(60, 1, 3600),
 
   TRANSCRIPTION_PROVIDER: z.enum(['sandbox', 'openai']).default('sandbox'),
   TRANSCRIPTION_BASE_URL: optionalUrl,
   TRANSCRIPTION_API_KEY: optionalText,
   TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+  TRANSCRIPTION_LANGUAGE: z
+    .string()
+    .regex(/^[a-z]{2}$/, 'expected an ISO 639-1 code such as pt')
+    .default('pt'),
+  TRANSCRIPTION_TIMEOUT_SECONDS: int(900, 10, 86_400),
+  TRANSCRIPTION_HEARTBEAT_SECONDS: int(30, 10, 3600),
+  SANDBOX_TRANSCRIPTION_DELAY_MS: int(0, 0, 600_000),
   SECTIONING_PROVIDER: z.enum(['rules', 'openai']).default('rules'),
   SECTIONING_BASE_URL: optionalUrl,
   SECTIONING_API_KEY: optionalText,

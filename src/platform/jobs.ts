@@ -1,5 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { type DrizzleTransactionLike, fromDrizzle, type Job, PgBoss, type Queue, type SendOptions, type WorkOptions } from 'pg-boss';
+import {
+  type DrizzleTransactionLike,
+  fromDrizzle,
+  type JobWithMetadata,
+  PgBoss,
+  type Queue,
+  type SendOptions,
+  type WorkOptions,
+} from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/client.ts';
@@ -14,11 +22,16 @@ export interface JobDefinition<Payload = unknown> {
   readonly payload: z.ZodType<Payload>;
   readonly queue?: Omit<Queue, 'name' | 'deadLetter' | 'notify'>;
   readonly work?: Pick<WorkOptions, 'batchSize' | 'localConcurrency'>;
+  /** Cron expression: the job also runs on this schedule (in worker processes). */
+  readonly cron?: string;
   handle(payload: Payload, context: JobContext): Promise<void>;
 }
 
 export interface JobContext {
   readonly jobId: string;
+  /** Retries so far (0 on the first attempt) and how many the queue allows. */
+  readonly retryCount: number;
+  readonly retryLimit: number;
   readonly logger: Logger;
   readonly signal: AbortSignal;
 }
@@ -53,7 +66,7 @@ export class JobQueue {
 
   constructor(
     database: Database,
-    config: Pick<Config, 'ROLE' | 'JOB_POLLING_INTERVAL_SECONDS'>,
+    config: Pick<Config, 'ROLE' | 'JOB_POLLING_INTERVAL_SECONDS' | 'JOB_SUPERVISE_INTERVAL_SECONDS'>,
     logger: Logger,
     definitions: readonly JobDefinition<any>[],
   ) {
@@ -68,6 +81,7 @@ export class JobQueue {
       // An API-only process publishes jobs; supervision and cron belong to the workers.
       supervise: isWorker,
       schedule: isWorker,
+      superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     });
     this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue error'));
   }
@@ -81,6 +95,13 @@ export class JobQueue {
       const deadLetter = `${definition.name}.dead`;
       await this.ensureQueue(deadLetter, { ...DEFAULT_QUEUE, retryLimit: 0 });
       await this.ensureQueue(definition.name, { ...DEFAULT_QUEUE, ...definition.queue, deadLetter, notify: true });
+    }
+    // pg-boss resolves a queue through an in-process cache filled at start, before these queues
+    // existed. A send inside a caller's transaction would then look the queue up on another
+    // connection, which on the single-connection embedded database waits for that very
+    // transaction: a deadlock. A harmless settle call warms the cache now, outside any transaction.
+    for (const definition of this.definitions.values()) {
+      await this.boss.deleteJob(definition.name, '00000000-0000-4000-8000-000000000000');
     }
     // Fresh queues leave the planner with stale statistics, and pg-boss's fetch then scans the
     // whole job table (PERF-NOTES: 20x slower).
@@ -109,24 +130,33 @@ export class JobQueue {
       await this.boss.work<unknown>(
         definition.name,
         {
+          includeMetadata: true,
           batchSize: 1,
           pollingIntervalSeconds: this.pollingIntervalSeconds,
           // NOTIFY wakes workers for new jobs; retries only surface through this slower poll.
           notifyPollingIntervalSeconds: this.pollingIntervalSeconds * 2,
           ...definition.work,
         },
-        (jobs: Job<unknown>[]) => this.runBatch(definition, jobs),
+        // includeMetadata is set above, so every job carries its retry counters.
+        (jobs) => this.runBatch(definition, jobs as JobWithMetadata<unknown>[]),
       );
+      if (definition.cron) await this.boss.schedule(definition.name, definition.cron, {});
     }
   }
 
-  private async runBatch(definition: JobDefinition<any>, jobs: Job<unknown>[]): Promise<void> {
+  private async runBatch(definition: JobDefinition<any>, jobs: JobWithMetadata<unknown>[]): Promise<void> {
     for (const job of jobs) {
       const logger = this.logger.child({ job: definition.name, jobId: job.id });
       const payload = definition.payload.parse(job.data);
       const started = performance.now();
       try {
-        await definition.handle(payload, { jobId: job.id, logger, signal: job.signal });
+        await definition.handle(payload, {
+          jobId: job.id,
+          retryCount: job.retryCount,
+          retryLimit: job.retryLimit,
+          logger,
+          signal: job.signal,
+        });
         logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
       } catch (error) {
         logger.warn({ err: error, ms: Math.round(performance.now() - started) }, 'job failed');

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll } from 'vitest';
 import { type AppInstance, buildApp } from '../../src/app.ts';
+import type { NotesProviders } from '../../src/notes/notes.module.ts';
 import { type Config, loadConfig } from '../../src/platform/config.ts';
 import type { JobDefinition } from '../../src/platform/jobs.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -18,6 +22,7 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   jobs?: readonly JobDefinition<any>[];
   startWorkers?: boolean;
+  notesProviders?: NotesProviders;
 }
 
 /** The environment every test app starts from: quiet, fast job polling, no migrations (the database is migrated). */
@@ -26,7 +31,6 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     LOG_LEVEL: 'info',
     MIGRATE_ON_START: 'false',
     PUBLIC_BASE_URL: 'http://vetflow.test',
-    DATA_DIR: '/nonexistent-test-data-dir',
     JOB_POLLING_INTERVAL_SECONDS: '0.5',
     SHUTDOWN_TIMEOUT_MS: '3000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -39,7 +43,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
  * Call at the top level of a test file or in beforeAll.
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig(testEnv(options.env));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'vetflow-test-'));
+  const config = loadConfig(testEnv({ DATA_DIR: dataDir, ...options.env }));
   const db = await createTestDatabase();
   const logs: string[] = [];
   const sink = new Writable({
@@ -48,11 +53,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       done();
     },
   });
-  const app = await buildApp(config, { database: db.database, logger: createLogger(config, sink), jobs: options.jobs });
+  const app = await buildApp(config, {
+    database: db.database,
+    logger: createLogger(config, sink),
+    jobs: options.jobs,
+    notesProviders: options.notesProviders,
+  });
   if (options.startWorkers) await app.vetflow.jobs.startWorkers();
   afterAll(async () => {
     await app.close().catch(() => {});
     await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
   return { app, config, db, logs };
 }

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import type { Config } from '../platform/config.ts';
+import type { Database } from '../platform/db/client.ts';
+import type { JobDefinition, JobQueue } from '../platform/jobs.ts';
+import type { Sectioner } from '../providers/sectioning/port.ts';
+import { createLocalStorage } from '../providers/storage/local.ts';
+import type { AudioStorage } from '../providers/storage/port.ts';
+import type { TranscriptionProvider } from '../providers/transcription/port.ts';
+import { createConfiguredProviders } from './pipeline/configured-providers.ts';
+import { reconcileJob } from './pipeline/reconcile.job.ts';
+import { transcribeJob } from './pipeline/transcribe.job.ts';
+
+export interface NotesModule {
+  readonly storage: AudioStorage;
+  readonly jobs: readonly JobDefinition<any>[];
+  readonly transcribe: ReturnType<typeof transcribeJob>;
+}
+
+export interface NotesProviders {
+  transcriber: TranscriptionProvider;
+  sectioner: Sectioner;
+}
+
+/** What the Notes tree needs before the app is built: storage, providers and its job definitions. */
+export function createNotesModule(
+  config: Config,
+  database: Database,
+  jobQueue: () => JobQueue,
+  providers: NotesProviders = createConfiguredProviders(config),
+): NotesModule {
+  const storage = createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
+  const transcribe = transcribeJob({
+    db: database.db,
+    storage,
+    ...providers,
+    timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
+    heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+  });
+  const reconcile = reconcileJob({
+    db: database.db,
+    jobs: jobQueue,
+    transcribe,
+    staleAfterSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS * 2 + 60,
+  });
+  return { storage, jobs: [transcribe, reconcile], transcribe };
+}

@@ -1,0 +1,34 @@
+import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { NoteRow, SectionRow } from './notes.repo.ts';
+
+/** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
+export function toNoteBody(note: NoteRow, publicBaseUrl: string, sections?: SectionRow[]) {
+  const completed = note.transcriptionStatus === 'completed';
+  return {
+    id: note.id,
+    name: note.name,
+    gender: note.gender,
+    audio_name: note.audioName,
+    transcription_status: note.transcriptionStatus,
+    transcription_url: completed ? `${publicBaseUrl}/notes/v1/notes/${note.id}/transcription` : null,
+    external_id: note.externalId,
+    metadata: note.metadata,
+    ...(sections ? { note_sections: completed ? sections.map(toSectionBody) : [] } : {}),
+    ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
+    created_at: toTimestamp(note.createdAt),
+    updated_at: toTimestamp(note.updatedAt),
+  };
+}
+
+export function toSectionBody(section: SectionRow) {
+  return {
+    id: section.id,
+    note_id: section.noteId,
+    title: section.title,
+    label: section.label,
+    content: section.content,
+    order: section.order,
+    created_at: toTimestamp(section.createdAt),
+    updated_at: toTimestamp(section.updatedAt),
+  };
+}

@@ -1,0 +1,108 @@
+import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
+import type { Section } from '../../providers/sectioning/port.ts';
+
+export type NoteRow = typeof notes.$inferSelect;
+export type NewNote = typeof notes.$inferInsert;
+export type SectionRow = typeof noteSections.$inferSelect;
+
+export async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
+  const [row] = await db.insert(notes).values(note).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function findNote(db: Db, id: string): Promise<NoteRow | undefined> {
+  const [row] = await db.select().from(notes).where(eq(notes.id, id));
+  return row;
+}
+
+export async function sectionsOf(db: Db, noteId: string): Promise<SectionRow[]> {
+  return db.select().from(noteSections).where(eq(noteSections.noteId, noteId)).orderBy(asc(noteSections.position));
+}
+
+/** Locks the clinic row (serialising quota checks of one clinic) and returns its quota. */
+export async function lockClinicQuota(tx: Db, clinicId: string): Promise<number | null> {
+  const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
+  return row?.quotaMinutes ?? null;
+}
+
+/** Seconds of audio the clinic uploaded since `since` (failed notes included: they were processed). */
+export async function audioSecondsSince(tx: Db, clinicId: string, since: Date): Promise<number> {
+  const [row] = await tx
+    .select({ seconds: sql<number>`coalesce(sum(${notes.audioDurationSeconds}), 0)::float8` })
+    .from(notes)
+    .where(and(eq(notes.clinicId, clinicId), gte(notes.createdAt, since)));
+  return Number(row?.seconds ?? 0);
+}
+
+/**
+ * A worker takes the note: pending (or processing, when a crashed worker's job is retried) →
+ * processing. Completed and failed notes are left alone, which makes a re-run a no-op.
+ */
+export async function claimForProcessing(db: Db, id: string): Promise<NoteRow | undefined> {
+  const [row] = await db
+    .update(notes)
+    .set({
+      transcriptionStatus: 'processing',
+      processingStartedAt: sql`now()`,
+      attempts: sql`${notes.attempts} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
+    .returning();
+  return row;
+}
+
+/** Writes the result in one transaction: sections replaced (never duplicated), then `completed`. */
+export async function completeNote(db: Db, id: string, transcript: StoredTranscript, sections: Section[]): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [note] = await tx
+      .update(notes)
+      .set({ transcriptionStatus: 'completed', transcript, failure: null, completedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')))
+      .returning({ id: notes.id });
+    if (!note) return false;
+    await tx.delete(noteSections).where(eq(noteSections.noteId, id));
+    if (sections.length > 0) {
+      await tx.insert(noteSections).values(
+        sections.map((section, index) => ({
+          noteId: id,
+          label: section.label,
+          title: section.title,
+          content: section.content,
+          order: String(index + 1),
+          position: index + 1,
+        })),
+      );
+    }
+    return true;
+  });
+}
+
+export async function failNote(db: Db, id: string, failure: { code: string; message: string }): Promise<boolean> {
+  const rows = await db
+    .update(notes)
+    .set({ transcriptionStatus: 'failed', failure, updatedAt: sql`now()` })
+    .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
+    .returning({ id: notes.id });
+  return rows.length > 0;
+}
+
+/** A retryable failure: back to pending while the job waits out its backoff. */
+export async function releaseNote(db: Db, id: string): Promise<void> {
+  await db
+    .update(notes)
+    .set({ transcriptionStatus: 'pending', updatedAt: sql`now()` })
+    .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')));
+}
+
+/** Notes a worker took before `before` and never finished: their worker died. */
+export async function staleProcessingNotes(db: Db, before: Date, limit = 100): Promise<NoteRow[]> {
+  return db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.transcriptionStatus, 'processing'), lt(notes.processingStartedAt, before)))
+    .limit(limit);
+}

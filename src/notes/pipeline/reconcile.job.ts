@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { defineJob, type JobQueue } from '../../platform/jobs.ts';
+import { failNote, releaseNote, staleProcessingNotes } from '../notes/notes.repo.ts';
+import { MAX_ATTEMPTS, type transcribeJob } from './transcribe.job.ts';
+
+/**
+ * The safety net behind pg-boss's heartbeat and expiry: a note still `processing` long after its
+ * job should have finished or been retried (its job was lost) is re-queued, or failed once it has
+ * used up its attempts. Runs every minute in worker processes.
+ */
+export function reconcileJob(deps: {
+  db: Db;
+  jobs: () => JobQueue;
+  transcribe: ReturnType<typeof transcribeJob>;
+  staleAfterSeconds: number;
+}) {
+  return defineJob({
+    name: 'notes.reconcile',
+    payload: z.unknown(),
+    cron: '* * * * *',
+    queue: { retryLimit: 0 },
+    async handle(_payload, { logger }) {
+      const before = new Date(Date.now() - deps.staleAfterSeconds * 1000);
+      for (const note of await staleProcessingNotes(deps.db, before)) {
+        if (note.attempts >= MAX_ATTEMPTS) {
+          await failNote(deps.db, note.id, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+        } else {
+          await releaseNote(deps.db, note.id);
+          await deps.jobs().send(deps.transcribe, { noteId: note.id });
+        }
+        logger.warn({ noteId: note.id, attempts: note.attempts }, 'stale processing note reconciled');
+      }
+    },
+  });
+}

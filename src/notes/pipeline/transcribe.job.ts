@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { defineJob } from '../../platform/jobs.ts';
+import { ProviderError } from '../../providers/provider-error.ts';
+import type { Sectioner } from '../../providers/sectioning/port.ts';
+import type { AudioStorage } from '../../providers/storage/port.ts';
+import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { claimForProcessing, completeNote, failNote, releaseNote } from '../notes/notes.repo.ts';
+import { CONTENT_TYPES } from '../upload/audio-format.ts';
+
+export interface PipelineDeps {
+  db: Db;
+  storage: AudioStorage;
+  transcriber: TranscriptionProvider;
+  sectioner: Sectioner;
+  /** Seconds a worker may hold a note before its job is considered dead and handed on. */
+  timeoutSeconds: number;
+  /** Heartbeat interval: a killed worker's job is retried after about this long. */
+  heartbeatSeconds: number;
+}
+
+export const TRANSCRIBE_QUEUE = 'notes.transcribe';
+/** Workers that took the note and never finished (crashes) before it is failed for good. */
+export const MAX_ATTEMPTS = 5;
+export const TranscribePayload = z.object({ noteId: z.uuid() });
+
+/**
+ * pending → processing → transcription → sections → completed, or failed with {code, message}.
+ * Retryable provider errors go back to pending and are retried with backoff; on the last retry, or
+ * for a non-retryable error, the note fails. Re-running a finished note does nothing.
+ */
+export function transcribeJob(deps: PipelineDeps) {
+  return defineJob({
+    name: TRANSCRIBE_QUEUE,
+    payload: TranscribePayload,
+    queue: {
+      retryLimit: 3,
+      retryDelay: 10,
+      retryBackoff: true,
+      retryDelayMax: 300,
+      expireInSeconds: deps.timeoutSeconds,
+      heartbeatSeconds: deps.heartbeatSeconds,
+    },
+    work: { localConcurrency: 2 },
+    async handle({ noteId }, { signal, retryCount, retryLimit, logger }) {
+      const note = await claimForProcessing(deps.db, noteId);
+      if (!note) return; // completed, failed or deleted meanwhile
+      if (note.attempts > MAX_ATTEMPTS) {
+        await failNote(deps.db, noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+        return;
+      }
+      try {
+        const transcript = await deps.transcriber.transcribe(
+          {
+            openAudio: () => deps.storage.open(note.audioKey),
+            fileName: note.audioName ?? `${note.id}.${note.audioFormat}`,
+            format: note.audioFormat,
+            contentType: CONTENT_TYPES[note.audioFormat],
+            sizeBytes: note.audioBytes,
+            durationSeconds: note.audioDurationSeconds,
+            sha256: note.audioSha256,
+            patientName: note.name,
+          },
+          signal,
+        );
+        const sections = await deps.sectioner.section(
+          { text: transcript.text, segments: transcript.segments, language: transcript.language },
+          signal,
+        );
+        await completeNote(
+          deps.db,
+          noteId,
+          {
+            text: transcript.text,
+            language: transcript.language,
+            duration_seconds: transcript.durationSeconds,
+            segments: transcript.segments,
+            provider: transcript.provider,
+            model: transcript.model,
+          },
+          sections,
+        );
+        logger.info({ noteId, sections: sections.length }, 'note completed');
+      } catch (error) {
+        const retryable = !(error instanceof ProviderError) || error.retryable;
+        if (!retryable || retryCount >= retryLimit) {
+          const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';
+          const message = error instanceof ProviderError ? error.message : 'The note could not be processed';
+          await failNote(deps.db, noteId, { code, message });
+          logger.warn({ noteId, code, err: error }, 'note failed');
+          return;
+        }
+        await releaseNote(deps.db, noteId);
+        throw error;
+      }
+    },
+  });
+}

@@ -1,0 +1,50 @@
+import { parseFile } from 'music-metadata';
+import type { AudioFormat } from '../../providers/transcription/port.ts';
+
+export const ACCEPTED_FORMATS: readonly AudioFormat[] = ['mp3', 'wav', 'm4a', 'aac'];
+
+export const CONTENT_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+};
+
+const MP4_AUDIO_BRANDS = new Set(['M4A ', 'M4B ', 'mp41', 'mp42', 'isom', 'iso2', 'iso5', 'dash', '3gp4', '3gp5', 'MSNV']);
+
+/**
+ * The format of an upload, decided from its first bytes alone (never the name or declared type).
+ * `received` names what it looks like otherwise, for the error details.
+ */
+export function sniffAudioFormat(head: Buffer): { format: AudioFormat } | { format: null; received: string } {
+  const ascii = (start: number, end: number) => head.subarray(start, end).toString('latin1');
+  if (head.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return { format: 'wav' };
+  if (head.length >= 12 && ascii(4, 8) === 'ftyp') {
+    return MP4_AUDIO_BRANDS.has(ascii(8, 12)) ? { format: 'm4a' } : { format: null, received: `mp4 (${ascii(8, 12).trim()})` };
+  }
+  if (ascii(0, 3) === 'ID3') return { format: 'mp3' };
+  const [b0, b1] = [head[0] ?? 0, head[1] ?? 0];
+  if (b0 === 0xff && (b1 & 0xf6) === 0xf0) return { format: 'aac' }; // ADTS sync, layer 00
+  if (b0 === 0xff && (b1 & 0xe0) === 0xe0 && (b1 & 0x06) !== 0) return { format: 'mp3' }; // MPEG audio frame
+  if (ascii(0, 4) === 'OggS') return { format: null, received: 'ogg' };
+  if (ascii(0, 4) === 'fLaC') return { format: null, received: 'flac' };
+  if (head.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))) return { format: null, received: 'webm' };
+  if (head.length === 0) return { format: null, received: 'empty' };
+  const printable = [...head.subarray(0, 64)].every((byte) => byte === 9 || byte === 10 || byte === 13 || (byte >= 32 && byte < 127));
+  return { format: null, received: printable ? 'text' : 'unknown' };
+}
+
+/**
+ * The duration in seconds of a file whose bytes looked like `format`, read by music-metadata.
+ * Returns null when the container cannot be read or holds no measurable audio (music-metadata
+ * answers a text file named .mp3 with an empty format and no error, and throws on a truncated m4a).
+ */
+export async function probeDurationSeconds(filePath: string): Promise<number | null> {
+  try {
+    const { format } = await parseFile(filePath, { duration: true, skipCovers: true });
+    if (!format.container || !format.duration || !Number.isFinite(format.duration) || format.duration <= 0) return null;
+    return format.duration;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,100 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type {} from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../platform/errors.ts';
+
+export interface ReceivedAudio {
+  /** Local temporary file holding the bytes; the caller moves or deletes it. */
+  path: string;
+  fileName: string | null;
+  bytes: number;
+  sha256: string;
+  /** The first bytes, for sniffing the format. */
+  head: Buffer;
+}
+
+export interface ReceivedUpload {
+  fields: Record<string, string>;
+  audio: ReceivedAudio | null;
+}
+
+const HEAD_BYTES = 64;
+
+/**
+ * Reads a multipart upload part by part, streaming the `audio` file to a temporary file while
+ * hashing and counting it: memory stays bounded whatever the size. On any failure the temporary
+ * file is removed before the error propagates.
+ */
+export async function receiveUpload(request: FastifyRequest, tmpDir: string, maxBytes: number): Promise<ReceivedUpload> {
+  await mkdir(tmpDir, { recursive: true });
+  const fields: Record<string, string> = {};
+  let audio: ReceivedAudio | null = null;
+  let tmpPath: string | null = null;
+  try {
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 256 * 1024, parts: 12 } });
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
+      if (part.fieldname !== 'audio') {
+        part.file.resume();
+        throw new AppError('VALIDATION_ERROR', `Unexpected file part "${part.fieldname}": send the audio as "audio"`, {
+          field: part.fieldname,
+          reason: 'unexpected file part',
+        });
+      }
+      tmpPath = path.join(tmpDir, `${randomUUID()}.upload`);
+      const hash = createHash('sha256');
+      let bytes = 0;
+      const chunks: Buffer[] = [];
+      let headLength = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes += chunk.length;
+          hash.update(chunk);
+          if (headLength < HEAD_BYTES) {
+            chunks.push(chunk.subarray(0, HEAD_BYTES - headLength));
+            headLength += Math.min(chunk.length, HEAD_BYTES - headLength);
+          }
+          done(null, chunk);
+        },
+      });
+      await pipeline(part.file, meter, createWriteStream(tmpPath));
+      // @fastify/multipart may mark an oversized file `truncated` instead of throwing.
+      if (part.file.truncated) throw tooLarge(sizeHint(request, bytes), maxBytes);
+      audio = { path: tmpPath, fileName: part.filename || null, bytes, sha256: hash.digest('hex'), head: Buffer.concat(chunks) };
+    }
+    return { fields, audio };
+  } catch (error) {
+    if (tmpPath) await rm(tmpPath, { force: true });
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(sizeHint(request, maxBytes + 1), maxBytes);
+    if ((error as { code?: string }).code === 'FST_FILES_LIMIT') {
+      throw new AppError('VALIDATION_ERROR', 'Send exactly one audio file', { field: 'audio', reason: 'more than one file' });
+    }
+    if ((error as { code?: string }).code === 'FST_PARTS_LIMIT' || (error as { code?: string }).code === 'FST_FIELDS_LIMIT') {
+      throw new AppError('VALIDATION_ERROR', 'Too many parts in the upload', { field: 'body', reason: 'too many parts' });
+    }
+    throw error;
+  }
+}
+
+// The upload stops at the limit, so its real size is unknown: the request's Content-Length (file
+// plus a little multipart framing) is the best figure when the client sent one.
+function sizeHint(request: FastifyRequest, bytesRead: number): number {
+  const declared = Number(request.headers['content-length']);
+  return Number.isFinite(declared) && declared > bytesRead ? declared : bytesRead;
+}
+
+function tooLarge(fileSize: number, maxSize: number): AppError {
+  return new AppError('AUDIO_TOO_LARGE', `The audio file exceeds ${Math.round(maxSize / 1_048_576)} MB`, {
+    file_size: fileSize,
+    max_size: maxSize,
+    max_size_mb: Math.round(maxSize / 1_048_576),
+  });
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { AppError } from '../../platform/errors.ts';
+
+export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
+
+export const UploadMetadataSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    gender: z.enum(['male', 'female', 'unidentified']).default('unidentified'),
+    external_id: z.string().trim().min(1).max(100).nullish(),
+    metadata: z.array(MetadataItemSchema).max(50).default([]),
+  })
+  .meta({
+    id: 'NoteUploadMetadata',
+    description:
+      'JSON text of the `metadata` part. `patient_name` is accepted for `name`; any other top-level string ' +
+      '(e.g. `owner_name`) becomes a metadata item `{key, value}`.',
+  });
+
+export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
+
+const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata']);
+
+/** Parses the `metadata` part: bad JSON → 400; a valid JSON that breaks the rules → 422 with the field. */
+export function parseUploadMetadata(text: string | undefined): UploadMetadata {
+  if (text === undefined) {
+    throw new AppError('VALIDATION_ERROR', 'The metadata part is required', { field: 'metadata', reason: 'required' });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new AppError('MALFORMED_JSON', 'The metadata part is not valid JSON', { field: 'metadata' });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new AppError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata', reason: 'expected an object' });
+  }
+  const input = raw as Record<string, unknown>;
+  const extras: { key: string; value: unknown }[] = Object.entries(input)
+    .filter(([key]) => !KNOWN.has(key))
+    .map(([key, value]) => ({ key, value }));
+  for (const extra of extras) {
+    if (typeof extra.value !== 'string') {
+      throw new AppError('VALIDATION_ERROR', `metadata.${extra.key} must be a string`, {
+        field: `metadata.${extra.key}`,
+        reason: 'expected a string',
+      });
+    }
+  }
+  const candidate = {
+    name: input.name ?? input.patient_name,
+    gender: input.gender,
+    external_id: input.external_id,
+    metadata: [...(Array.isArray(input.metadata) ? input.metadata : input.metadata === undefined ? [] : [input.metadata]), ...extras],
+  };
+  const parsed = UploadMetadataSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = `metadata.${issue?.path.join('.') || 'name'}`;
+    throw new AppError('VALIDATION_ERROR', `Invalid ${field}: ${issue?.message ?? 'invalid value'}`, {
+      field,
+      reason: issue?.message ?? 'invalid value',
+    });
+  }
+  return parsed.data;
+}

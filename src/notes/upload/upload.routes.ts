@@ -1,0 +1,55 @@
+import path from 'node:path';
+import multipart from '@fastify/multipart';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../platform/db/idempotency.ts';
+import { AppError } from '../../platform/errors.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { notesCallerOf } from '../auth/notes-access.ts';
+import { CreatedNoteEnvelope } from '../notes/note.schemas.ts';
+import { type CreateNoteDeps, createNote } from './create-note.service.ts';
+import { receiveUpload } from './receive-upload.ts';
+
+export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { dataDir: string; maxBytes: number }) {
+  await app.register(multipart);
+  const tmpDir = path.join(deps.dataDir, 'tmp');
+
+  app.post(
+    '/notes',
+    {
+      config: { notesAccess: 'notes:write' },
+      schema: {
+        summary: 'Create a note from the audio of a consultation',
+        description:
+          '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +
+          '10-3600 s; at most 100 MB) and a text part `metadata` holding JSON: `{"name", "gender"?, ' +
+          '"external_id"?, "metadata"?: [{"key","value"}]}` (`patient_name` is accepted for `name`; other ' +
+          'top-level strings become metadata items). The note starts `pending`; poll `GET /notes/{id}/status`. ' +
+          'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
+        tags: ['Notes'],
+        security: [{ NotesApiKey: [] }],
+        consumes: ['multipart/form-data'],
+        response: { 201: CreatedNoteEnvelope, ...errorResponses(400, 401, 403, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const caller = notesCallerOf(request);
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey))) {
+        throw new AppError('INVALID_PARAMETER', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+      }
+      if (!request.isMultipart()) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the upload as multipart/form-data');
+      }
+      try {
+        const upload = await receiveUpload(request, tmpDir, deps.maxBytes);
+        const result = await createNote(deps, caller, upload, idempotencyKey);
+        if (result.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.code(result.statusCode as 201).send(result.body);
+      } catch (error) {
+        // The rest of an oversized body is not worth reading: answer and drop the connection.
+        if (error instanceof AppError && error.code === 'AUDIO_TOO_LARGE') reply.header('connection', 'close');
+        throw error;
+      }
+    },
+  );
+}

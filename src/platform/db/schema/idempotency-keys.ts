@@ -1,0 +1,21 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { clinics } from './clinics.ts';
+
+/** The first response to an Idempotency-Key, replayed for 24 h to the same clinic. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    clinicId: uuid('clinic_id')
+      .notNull()
+      .references(() => clinics.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** Which operation the key was used for, e.g. `POST /notes`. */
+    scope: text('scope').notNull(),
+    /** Hex SHA-256 of what identifies the request (audio bytes and metadata for an upload). */
+    fingerprint: text('fingerprint').notNull(),
+    statusCode: integer('status_code').notNull(),
+    response: jsonb('response').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.clinicId, table.scope, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+);

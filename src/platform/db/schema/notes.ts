@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { clinics } from './clinics.ts';
+
+export type TranscriptionStatus = 'pending' | 'processing' | 'completed' | 'failed';
+
+/** A consultation note: the uploaded audio, its processing state and, once done, its transcript. */
+export const notes = pgTable(
+  'notes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    clinicId: uuid('clinic_id')
+      .notNull()
+      .references(() => clinics.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    gender: text('gender', { enum: ['male', 'female', 'unidentified'] })
+      .notNull()
+      .default('unidentified'),
+    externalId: text('external_id'),
+    metadata: jsonb('metadata').$type<{ key: string; value: string }[]>().notNull().default(sql`'[]'::jsonb`),
+    audioName: text('audio_name'),
+    /** Where the audio lives in the configured storage. */
+    audioKey: text('audio_key').notNull(),
+    audioFormat: text('audio_format', { enum: ['mp3', 'wav', 'm4a', 'aac'] }).notNull(),
+    audioBytes: bigint('audio_bytes', { mode: 'number' }).notNull(),
+    audioSha256: text('audio_sha256').notNull(),
+    audioDurationSeconds: real('audio_duration_seconds').notNull(),
+    transcriptionStatus: text('transcription_status', { enum: ['pending', 'processing', 'completed', 'failed'] })
+      .$type<TranscriptionStatus>()
+      .notNull()
+      .default('pending'),
+    failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
+    transcript: jsonb('transcript').$type<StoredTranscript | null>(),
+    /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
+    attempts: integer('attempts').notNull().default(0),
+    processingStartedAt: timestamp('processing_started_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('notes_clinic_created_idx').on(table.clinicId, table.createdAt.desc(), table.id.desc()),
+    index('notes_clinic_external_idx').on(table.clinicId, table.externalId),
+    index('notes_processing_idx').on(table.transcriptionStatus, table.processingStartedAt).where(sql`transcription_status = 'processing'`),
+  ],
+);
+
+export interface StoredTranscript {
+  text: string;
+  language: string | null;
+  duration_seconds: number | null;
+  segments: { start: number; end: number; text: string }[];
+  provider: string;
+  model: string | null;
+}
