@@ -82,6 +82,7 @@ export class JobQueue {
       supervise: isWorker,
       schedule: isWorker,
       superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
+      monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     });
     this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue error'));
   }
