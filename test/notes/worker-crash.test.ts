@@ -36,9 +36,10 @@ describe(`a worker killed mid-job (${postgres ? 'Postgres' : 'embedded'})`, () =
     form.append('audio', new Blob([new Uint8Array(fixture('consultation.mp3'))]), 'crash.mp3');
     const created = await fetch(`${first.baseUrl}/notes/v1/notes`, { method: 'POST', body: form, headers: { 'x-api-key': key } });
     expect(created.status).toBe(201);
-    const { id } = (await created.json()).data;
+    const { id } = ((await created.json()) as { data: { id: string } }).data;
     const status = async (baseUrl: string) =>
-      (await (await fetch(`${baseUrl}/notes/v1/notes/${id}/status`, { headers: { 'x-api-key': key } })).json()).status as string;
+      ((await (await fetch(`${baseUrl}/notes/v1/notes/${id}/status`, { headers: { 'x-api-key': key } })).json()) as { status: string })
+        .status;
     await eventually(async () => (await status(first.baseUrl)) === 'processing', 15_000, 100);
 
     const killed = await first.stop('SIGKILL');
@@ -48,7 +49,9 @@ describe(`a worker killed mid-job (${postgres ? 'Postgres' : 'embedded'})`, () =
     try {
       expect(await status(second.baseUrl)).toBe('processing');
       await eventually(async () => (await status(second.baseUrl)) === 'completed', 60_000, 500);
-      const note = await (await fetch(`${second.baseUrl}/notes/v1/notes/${id}`, { headers: { 'x-api-key': key } })).json();
+      const note = (await (await fetch(`${second.baseUrl}/notes/v1/notes/${id}`, { headers: { 'x-api-key': key } })).json()) as {
+        data: { note_sections: unknown[] };
+      };
       expect(note.data.note_sections.length).toBeGreaterThan(0);
     } finally {
       await second.stop();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import { registerRateLimit } from '../../platform/rate-limit.ts';
 import { CRM_SCOPES } from '../keys/scopes.ts';
 import { keyCaller } from '../request-context.ts';
 import { enforceExternalAuth } from './external-auth.ts';
@@ -19,6 +20,14 @@ const Identity = z
  */
 export async function externalRoutes(app: AppInstance) {
   enforceExternalAuth(app);
+  // After authentication (route hooks run in registration order): the limit is per key.
+  const { config, database, redis } = app.vetflow;
+  await registerRateLimit(app, {
+    db: database.db,
+    redis,
+    subjectOf: (request) =>
+      request.crmKey ? { key: `crm:${request.crmKey.keyId}`, limitPerMinute: config.CRM_RATE_LIMIT_PER_MINUTE } : null,
+  });
 
   app.get(
     '/me',
