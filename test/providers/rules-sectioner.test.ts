@@ -63,8 +63,11 @@ describe('rules sectioner behaviour', () => {
   });
 
   it('keeps a spoken heading in force for the sentences after it', async () => {
-    const sections = await section('Anamnese: cão de três anos. Mora em apartamento. Gosta de brincar com bolinha.');
-    expect(sections.map((s) => s.label)).toEqual(['anamnesis']);
+    // Without the heading, the temperature and the dose would pull these sentences elsewhere.
+    const sections = await section(
+      'Anamnese: cão de três anos. A tutora mediu a temperatura em casa, 39,5 graus. Deu dipirona 25 mg/kg por conta própria. Exame físico: mucosas rosadas.',
+    );
+    expect(sections.map((s) => s.label)).toEqual(['anamnesis', 'physical_exam']);
   });
 
   it('lets "Prescrevo" and "Retorno em" switch the section without losing their words', async () => {

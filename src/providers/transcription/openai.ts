@@ -1,0 +1,140 @@
+// The `openai` transcriber: any OpenAI-compatible `POST {baseUrl}/audio/transcriptions` server
+// (OpenAI, Groq, speaches/faster-whisper, whisper.cpp server). The audio is streamed, never
+// loaded whole into memory.
+
+import { z } from 'zod';
+import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
+import { ProviderError } from '../provider-error.ts';
+import { AudioReadError, multipartBody } from './multipart.ts';
+import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';
+
+export interface OpenAiTranscriberOptions {
+  /** Ends in `/v1`, as in the OpenAI SDKs, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** ISO 639-1 hint for the model; default `pt`. */
+  language?: string;
+  timeoutMs: number;
+}
+
+const codes = errorCodes('TRANSCRIPTION');
+const serverName = 'transcription server';
+
+const VerboseResponse = z.object({
+  text: z.string(),
+  language: z.string().nullish(),
+  duration: z.number().nullish(),
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })).nullish(),
+});
+
+// verbose_json names the language in English ("portuguese"); the port wants ISO 639-1.
+const LANGUAGE_CODES: Record<string, string> = {
+  portuguese: 'pt',
+  english: 'en',
+  spanish: 'es',
+  french: 'fr',
+  german: 'de',
+  italian: 'it',
+};
+
+function languageCode(reported: string | null | undefined, requested: string): string | null {
+  if (!reported) return requested;
+  const lower = reported.trim().toLowerCase();
+  if (/^[a-z]{2}$/.test(lower)) return lower;
+  return LANGUAGE_CODES[lower] ?? null;
+}
+
+/** Some servers (and older whisper.cpp builds) only speak `json`; they say so with a 400. */
+function rejectsVerboseJson(response: ProviderResponse): boolean {
+  return response.status === 400 && /response_format|verbose_json/i.test(serverMessage(response.body));
+}
+
+export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): TranscriptionProvider {
+  const language = options.language ?? 'pt';
+  const secrets = [options.apiKey];
+
+  async function request(input: TranscriptionInput, responseFormat: 'verbose_json' | 'json', signal: AbortSignal) {
+    return send({
+      url: endpoint(options.baseUrl, 'audio/transcriptions'),
+      init: (requestSignal) => {
+        const multipart = multipartBody(
+          { model: options.model, language, response_format: responseFormat },
+          {
+            fieldName: 'file',
+            // The server infers the codec from the extension; the patient's file name is not its business.
+            fileName: `audio.${input.format}`,
+            contentType: input.contentType,
+            sizeBytes: input.sizeBytes,
+            open: input.openAudio,
+          },
+          requestSignal,
+        );
+        return {
+          method: 'POST',
+          headers: {
+            ...authorization(options.apiKey),
+            'content-type': multipart.contentType,
+            'content-length': String(multipart.contentLength),
+          },
+          body: multipart.body,
+          duplex: 'half',
+        };
+      },
+      timeoutMs: options.timeoutMs,
+      signal,
+      codes,
+      serverName,
+      secrets,
+      describeBodyFailure: (cause) =>
+        cause instanceof AudioReadError
+          ? new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${redact(cause.message, secrets)}`, {
+              retryable: !cause.sizeMismatch,
+              cause,
+            })
+          : null,
+    });
+  }
+
+  function parse(response: ProviderResponse): z.infer<typeof VerboseResponse> {
+    let json: unknown;
+    try {
+      json = JSON.parse(response.body);
+    } catch {
+      json = undefined;
+    }
+    const parsed = VerboseResponse.safeParse(json);
+    if (!parsed.success) {
+      throw new ProviderError(
+        'TRANSCRIPTION_INVALID_RESPONSE',
+        'The transcription server answered with something other than a transcript',
+        {
+          retryable: false,
+        },
+      );
+    }
+    return parsed.data;
+  }
+
+  return {
+    name: 'openai',
+    async transcribe(input, signal): Promise<Transcript> {
+      // An already-aborted signal is handled by send(), like an abort in flight.
+      let response = await request(input, 'verbose_json', signal);
+      if (rejectsVerboseJson(response)) response = await request(input, 'json', signal);
+      if (response.status < 200 || response.status >= 300) throw statusError(response, { codes, serverName, secrets });
+
+      const body = parse(response);
+      return {
+        text: body.text.trim(),
+        language: languageCode(body.language, language),
+        durationSeconds: body.duration ?? input.durationSeconds,
+        segments: (body.segments ?? [])
+          .map((segment) => ({ start: segment.start, end: segment.end, text: segment.text.trim() }))
+          .filter((segment) => segment.text !== ''),
+        provider: 'openai',
+        model: options.model,
+      };
+    },
+  };
+}
