@@ -41,7 +41,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     if (!jobs) throw new Error('job queue not started');
     return jobs;
   };
-  const notesModule = createNotesModule(config, database, jobQueue, overrides.notesProviders);
+  const notesModule = createNotesModule(config, database, jobQueue, logger, overrides.notesProviders);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
     jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...(overrides.jobs ?? [])]);

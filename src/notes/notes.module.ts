@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import type { JobDefinition, JobQueue } from '../platform/jobs.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
 import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
@@ -26,7 +27,8 @@ export function createNotesModule(
   config: Config,
   database: Database,
   jobQueue: () => JobQueue,
-  providers: NotesProviders = createConfiguredProviders(config),
+  logger: Logger,
+  providers: NotesProviders = createConfiguredProviders(config, logger),
 ): NotesModule {
   const storage = createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
   const transcribe = transcribeJob({
@@ -35,6 +37,7 @@ export function createNotesModule(
     ...providers,
     timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
     heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+    retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
   });
   const reconcile = reconcileJob({
     db: database.db,

@@ -59,6 +59,7 @@ const variables = z.object({
     .default('pt'),
   TRANSCRIPTION_TIMEOUT_SECONDS: int(900, 10, 86_400),
   TRANSCRIPTION_HEARTBEAT_SECONDS: int(30, 10, 3600),
+  TRANSCRIPTION_RETRY_DELAY_SECONDS: int(10, 1, 3600),
   SANDBOX_TRANSCRIPTION_DELAY_MS: int(0, 0, 600_000),
   SECTIONING_PROVIDER: z.enum(['rules', 'openai']).default('rules'),
   SECTIONING_BASE_URL: optionalUrl,

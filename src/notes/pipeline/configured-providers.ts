@@ -1,39 +1,40 @@
 import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { createOpenAiSectioner } from '../../providers/sectioning/openai.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import { createRulesSectioner } from '../../providers/sectioning/rules.ts';
+import { createOpenAiTranscriber } from '../../providers/transcription/openai.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { createSandboxTranscriber } from '../../providers/transcription/sandbox.ts';
 
-function notYet(setting: string): never {
-  throw new Error(`${setting} is not available in this build yet`);
-}
+const REMOTE_TIMEOUT_MS = 120_000;
 
 /** The transcription provider and sectioner the configuration names. */
-export function createConfiguredProviders(config: Config): { transcriber: TranscriptionProvider; sectioner: Sectioner } {
+export function createConfiguredProviders(
+  config: Config,
+  logger?: Pick<Logger, 'warn'>,
+): { transcriber: TranscriptionProvider; sectioner: Sectioner } {
   const rules = createRulesSectioner();
   const transcriber =
     config.TRANSCRIPTION_PROVIDER === 'openai'
-      ? notYet('TRANSCRIPTION_PROVIDER=openai')
-      : withDelay(createSandboxTranscriber(), config.SANDBOX_TRANSCRIPTION_DELAY_MS);
-  const sectioner = config.SECTIONING_PROVIDER === 'openai' ? notYet('SECTIONING_PROVIDER=openai') : rules;
+      ? createOpenAiTranscriber({
+          baseUrl: config.TRANSCRIPTION_BASE_URL ?? '',
+          apiKey: config.TRANSCRIPTION_API_KEY,
+          model: config.TRANSCRIPTION_MODEL,
+          language: config.TRANSCRIPTION_LANGUAGE,
+          timeoutMs: REMOTE_TIMEOUT_MS,
+        })
+      : createSandboxTranscriber({ delayMs: config.SANDBOX_TRANSCRIPTION_DELAY_MS });
+  const sectioner =
+    config.SECTIONING_PROVIDER === 'openai'
+      ? createOpenAiSectioner({
+          baseUrl: config.SECTIONING_BASE_URL ?? '',
+          apiKey: config.SECTIONING_API_KEY,
+          model: config.SECTIONING_MODEL,
+          timeoutMs: REMOTE_TIMEOUT_MS,
+          fallback: rules,
+          onFallback: (reason) => logger?.warn({ reason }, 'sectioning model answer unusable; used the rules sectioner'),
+        })
+      : rules;
   return { transcriber, sectioner };
-}
-
-// The sandbox answers at once; a configured delay lets integrators (and the crash test) see a
-// note sit in `processing`.
-function withDelay(provider: TranscriptionProvider, delayMs: number): TranscriptionProvider {
-  if (delayMs <= 0) return provider;
-  return {
-    name: provider.name,
-    async transcribe(input, signal) {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, delayMs);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(signal.reason);
-        });
-      });
-      return provider.transcribe(input, signal);
-    },
-  };
 }

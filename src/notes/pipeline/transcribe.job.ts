@@ -17,6 +17,8 @@ export interface PipelineDeps {
   timeoutSeconds: number;
   /** Heartbeat interval: a killed worker's job is retried after about this long. */
   heartbeatSeconds: number;
+  /** First retry delay after a retryable provider error; it grows exponentially. */
+  retryDelaySeconds: number;
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
@@ -35,7 +37,7 @@ export function transcribeJob(deps: PipelineDeps) {
     payload: TranscribePayload,
     queue: {
       retryLimit: 3,
-      retryDelay: 10,
+      retryDelay: deps.retryDelaySeconds,
       retryBackoff: true,
       retryDelayMax: 300,
       expireInSeconds: deps.timeoutSeconds,
