@@ -7,6 +7,8 @@ import { keyRoutes } from './keys/keys.routes.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { noteReadRoutes } from './notes/notes.routes.ts';
 import type { NotesModule } from './notes.module.ts';
+import { retryRoutes } from './retry/retry.routes.ts';
+import { sectionRoutes } from './sections/sections.routes.ts';
 import { uploadRoutes } from './upload/upload.routes.ts';
 
 export const notesApiDescription: ApiDescription = {
@@ -68,4 +70,6 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     dataDir: config.DATA_DIR,
   });
   await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
+  await app.register(sectionRoutes, { db });
 }

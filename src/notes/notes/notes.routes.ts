@@ -1,15 +1,77 @@
+import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { ListNotesQuery, listNotes, NoteListEnvelope } from './list-notes.ts';
 import { NoteEnvelope, NoteIdParams, StatusResultSchema } from './note.schemas.ts';
-import { getNote, prepareStatusLookup } from './notes.service.ts';
+import { getNote, noteOfClinic, prepareStatusLookup } from './notes.service.ts';
+
+const TranscriptEnvelope = z
+  .object({
+    status: z.literal('success'),
+    data: z.object({
+      note_id: z.uuid(),
+      text: z.string(),
+      language: z.string().nullable(),
+      duration_seconds: z.number().nullable(),
+      segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
+      provider: z.string(),
+      model: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'TranscriptResponse' });
 
 const security = [{ NotesApiKey: [] }];
 const tags = ['Notes'];
 
 export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { db: Db; publicBaseUrl: string }) {
   const statusOf = prepareStatusLookup(db);
+
+  app.get(
+    '/notes',
+    {
+      config: { notesAccess: 'notes:read' },
+      schema: {
+        summary: "List your clinic's notes, newest first, with filters that combine",
+        tags,
+        security,
+        querystring: ListNotesQuery,
+        response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request) => listNotes(db, notesCallerOf(request), request.query, publicBaseUrl),
+  );
+
+  app.get(
+    '/notes/:id/transcription',
+    {
+      config: { notesAccess: 'notes:read' },
+      schema: {
+        summary: 'The stored transcript of a completed note (`?format=txt` for plain text)',
+        tags,
+        security,
+        params: NoteIdParams,
+        querystring: z.object({ format: z.string().optional() }),
+        response: { 200: TranscriptEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const format = request.query.format ?? 'json';
+      if (format !== 'json' && format !== 'txt') {
+        throw new AppError('INVALID_PARAMETER', 'format must be json or txt', { field: 'format', expected: ['json', 'txt'] });
+      }
+      const note = await noteOfClinic(db, notesCallerOf(request), request.params.id);
+      if (note.transcriptionStatus !== 'completed' || !note.transcript) {
+        throw new AppError('NOTE_NOT_COMPLETED', 'The transcript exists once the note is completed', {
+          transcription_status: note.transcriptionStatus,
+        });
+      }
+      if (format === 'txt') return reply.type('text/plain; charset=utf-8').serializer(String).send(note.transcript.text as never);
+      return { status: 'success' as const, data: { note_id: note.id, ...note.transcript } };
+    },
+  );
 
   app.get(
     '/notes/:id',

@@ -8,6 +8,7 @@ export * from './crm-api-keys.ts';
 export * from './crm-sessions.ts';
 export * from './crm-users.ts';
 export * from './idempotency-keys.ts';
+export * from './note-section-versions.ts';
 export * from './note-sections.ts';
 export * from './notes.ts';
 export * from './notes-api-key-usage.ts';

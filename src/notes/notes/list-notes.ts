@@ -1,0 +1,71 @@
+import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { notes } from '../../platform/db/schema/index.ts';
+import type { NotesCaller } from '../auth/key-authenticator.ts';
+import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
+import { toNoteBody } from './note-view.ts';
+
+export const ListNotesQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  transcription_status: TranscriptionStatusSchema.optional(),
+  name: z.string().trim().min(1).max(100).optional().meta({ description: 'Partial, case- and accent-insensitive ("joao" finds "João")' }),
+  from: z.iso.date().optional().meta({ description: 'First day (UTC), inclusive' }),
+  to: z.iso.date().optional().meta({ description: 'Last day (UTC), inclusive' }),
+  days: z.coerce.number().int().min(1).max(3650).optional().meta({ description: 'Created within the last N days' }),
+  external_id: z.string().min(1).max(100).optional().meta({ description: 'Exact match' }),
+});
+
+const ListItem = NoteSchema.omit({ note_sections: true });
+
+export const NoteListEnvelope = z
+  .object({
+    status: z.literal('success'),
+    data: z.array(ListItem),
+    meta: z.object({ total: z.int(), page: z.int(), limit: z.int(), total_pages: z.int() }),
+    notes: z.array(ListItem).meta({ description: 'The same items, in the NoteListResponse shape' }),
+    pagination: z.object({ current_page: z.int(), total_pages: z.int(), total_items: z.int() }),
+  })
+  .meta({ id: 'NoteListResponse', description: 'Both documented list shapes over the same items, newest first.' });
+
+type Query = z.infer<typeof ListNotesQuery>;
+
+function filtersOf(clinicId: string, query: Query): SQL {
+  const conditions: SQL[] = [eq(notes.clinicId, clinicId)];
+  if (query.transcription_status) conditions.push(eq(notes.transcriptionStatus, query.transcription_status));
+  if (query.external_id) conditions.push(eq(notes.externalId, query.external_id));
+  if (query.name) {
+    // LIKE wildcards in the search text are literal characters, not patterns.
+    const escaped = query.name.replace(/[\\%_]/g, (char) => `\\${char}`);
+    conditions.push(sql`vetflow_fold(${notes.name}) like '%' || vetflow_fold(${escaped}) || '%'`);
+  }
+  if (query.from) conditions.push(gte(notes.createdAt, new Date(`${query.from}T00:00:00Z`)));
+  if (query.to) conditions.push(lt(notes.createdAt, new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000)));
+  if (query.days) conditions.push(gte(notes.createdAt, new Date(Date.now() - query.days * 86_400_000)));
+  return and(...conditions) as SQL;
+}
+
+export async function listNotes(db: Db, caller: NotesCaller, query: Query, publicBaseUrl: string) {
+  const where = filtersOf(caller.clinicId, query);
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(notes)
+      .where(where)
+      .orderBy(desc(notes.createdAt), desc(notes.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit),
+    db.select({ total: count() }).from(notes).where(where),
+  ]);
+  const total = Number(totals?.total ?? 0);
+  const totalPages = Math.ceil(total / query.limit);
+  const items = rows.map((row) => toNoteBody(row, publicBaseUrl));
+  return {
+    status: 'success' as const,
+    data: items,
+    meta: { total, page: query.page, limit: query.limit, total_pages: totalPages },
+    notes: items,
+    pagination: { current_page: query.page, total_pages: totalPages, total_items: total },
+  };
+}

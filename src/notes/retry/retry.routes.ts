@@ -1,0 +1,60 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../platform/db/idempotency.ts';
+import { AppError } from '../../platform/errors.ts';
+import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { notesCallerOf } from '../auth/notes-access.ts';
+import { type RetryDeps, retryNote } from './retry.service.ts';
+
+const RetryAccepted = z
+  .object({ status: z.literal('success'), data: z.object({ id: z.uuid(), transcription_status: z.literal('pending') }) })
+  .meta({ id: 'RetryAccepted' });
+
+const common = {
+  tags: ['Notes'],
+  security: [{ NotesApiKey: [] }],
+  description: 'Only a failed note: its failure is cleared and it is processed again. `Idempotency-Key` is honoured (24 h).',
+  response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
+};
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new AppError('INVALID_PARAMETER', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+  }
+  return key;
+}
+
+export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
+  app.post(
+    '/notes/:noteId/retry',
+    {
+      config: { notesAccess: 'notes:write' },
+      schema: { ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
+    },
+    async (request, reply) => {
+      const result = await retryNote(deps, notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(202).send(result.body);
+    },
+  );
+
+  app.post(
+    '/transcripts/retry',
+    {
+      config: { notesAccess: 'notes:write' },
+      schema: {
+        ...common,
+        summary: 'Reprocess a failed note (by body)',
+        body: z.object({ note_id: UuidSchema }).meta({ id: 'TranscriptRetryRequest' }),
+      },
+    },
+    async (request, reply) => {
+      const result = await retryNote(deps, notesCallerOf(request), request.body.note_id, idempotencyKeyOf(request));
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(202).send(result.body);
+    },
+  );
+}

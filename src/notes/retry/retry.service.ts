@@ -1,0 +1,69 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
+import { notes } from '../../platform/db/schema/index.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
+import type { NotesCaller } from '../auth/key-authenticator.ts';
+import { noteOfClinic } from '../notes/notes.service.ts';
+import type { transcribeJob } from '../pipeline/transcribe.job.ts';
+
+export interface RetryDeps {
+  db: Db;
+  jobs: JobQueue;
+  transcribe: ReturnType<typeof transcribeJob>;
+}
+
+export interface RetryResult {
+  statusCode: 202;
+  body: { status: 'success'; data: { id: string; transcription_status: 'pending' } };
+  replayed: boolean;
+}
+
+const SCOPE = 'POST /notes/retry';
+
+/**
+ * failed → pending, failure cleared, one new job. The state change is a conditional update, so of
+ * two simultaneous retries exactly one wins (and sends the job); the other sees a note that is no
+ * longer failed.
+ */
+export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
+  await noteOfClinic(deps.db, caller, noteId);
+  if (idempotencyKey) {
+    const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
+    if (previous) {
+      if (previous.fingerprint !== noteId) {
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', {
+          field: 'Idempotency-Key',
+        });
+      }
+      return { statusCode: 202, body: previous.response as RetryResult['body'], replayed: true };
+    }
+  }
+  return deps.db.transaction(async (tx) => {
+    const [note] = await tx
+      .update(notes)
+      .set({ transcriptionStatus: 'pending', failure: null, attempts: 0, updatedAt: sql`now()` })
+      .where(and(eq(notes.id, noteId), eq(notes.clinicId, caller.clinicId), eq(notes.transcriptionStatus, 'failed')))
+      .returning({ id: notes.id });
+    if (!note) {
+      const current = await noteOfClinic(tx, caller, noteId);
+      throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
+        transcription_status: current.transcriptionStatus,
+      });
+    }
+    const body = { status: 'success' as const, data: { id: note.id, transcription_status: 'pending' as const } };
+    if (idempotencyKey) {
+      await recordIdempotentResponse(tx, {
+        clinicId: caller.clinicId,
+        scope: SCOPE,
+        key: idempotencyKey,
+        fingerprint: noteId,
+        statusCode: 202,
+        response: body,
+      });
+    }
+    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+    return { statusCode: 202 as const, body, replayed: false };
+  });
+}

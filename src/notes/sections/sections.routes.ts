@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { notesCallerOf } from '../auth/notes-access.ts';
+import { NoteSectionSchema } from '../notes/note.schemas.ts';
+import { editSection } from './sections.service.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const SectionEditBody = z
+  .object({
+    title: z.string().trim().min(1).max(200),
+    content: z.string().max(100_000),
+    order: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a whole-number string such as "1"')
+      .meta({ description: 'Numeric string; sections are shown in this order' }),
+    label: z.string().trim().min(1).max(50).optional(),
+  })
+  .meta({ id: 'NoteSectionUpdate' });
+
+export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
+  app.patch(
+    '/note_sections',
+    {
+      config: { notesAccess: 'notes:write' },
+      schema: {
+        summary: 'Update one section of a note',
+        description:
+          'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally. ' +
+          'Fetch the note, pick the section id, patch, fetch again.',
+        tags: ['Notes'],
+        security: [{ NotesApiKey: [] }],
+        querystring: z.object({ section_id: z.string().optional() }),
+        body: SectionEditBody,
+        response: { 200: NoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+      // The section id is checked before the body, as the description lists 400 for it first.
+      preValidation: async (request) => {
+        const id = (request.query as { section_id?: string }).section_id;
+        if (!id || !UUID.test(id)) {
+          throw new AppError('INVALID_SECTION_ID', 'section_id must be a UUID', { field: 'section_id', reason: 'not a UUID' });
+        }
+      },
+    },
+    async (request) => editSection(db, notesCallerOf(request), (request.query.section_id ?? '').toLowerCase(), request.body),
+  );
+}
