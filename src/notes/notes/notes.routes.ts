@@ -68,7 +68,11 @@ export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { 
           transcription_status: note.transcriptionStatus,
         });
       }
-      if (format === 'txt') return reply.type('text/plain; charset=utf-8').serializer(String).send(note.transcript.text as never);
+      if (format === 'txt')
+        return reply
+          .type('text/plain; charset=utf-8')
+          .serializer(String)
+          .send(note.transcript.text as never);
       return { status: 'success' as const, data: { note_id: note.id, ...note.transcript } };
     },
   );
