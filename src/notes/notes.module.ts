@@ -6,6 +6,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
 import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
+import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { createConfiguredProviders } from './pipeline/configured-providers.ts';
 import { reconcileJob } from './pipeline/reconcile.job.ts';
@@ -30,7 +31,18 @@ export function createNotesModule(
   logger: Logger,
   providers: NotesProviders = createConfiguredProviders(config, logger),
 ): NotesModule {
-  const storage = createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
+  const storage =
+    config.STORAGE_DRIVER === 's3'
+      ? createS3Storage({
+          bucket: config.S3_BUCKET ?? '',
+          region: config.S3_REGION,
+          endpoint: config.S3_ENDPOINT,
+          accessKeyId: config.S3_ACCESS_KEY_ID,
+          secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: config.S3_FORCE_PATH_STYLE,
+          prefix: config.S3_PREFIX,
+        })
+      : createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
   const transcribe = transcribeJob({
     db: database.db,
     storage,

@@ -66,6 +66,15 @@ const variables = z.object({
   SECTIONING_API_KEY: optionalText,
   SECTIONING_MODEL: z.string().min(1).default('gpt-4o-mini'),
 
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_BUCKET: optionalText,
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: bool(true),
+  S3_PREFIX: z.string().default('audio/'),
+
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   REDIS_URL: optionalText.pipe(
     z
@@ -102,6 +111,9 @@ const schema = variables
     }
     if (env.SECTIONING_PROVIDER === 'openai' && !env.SECTIONING_BASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['SECTIONING_BASE_URL'], message: 'required when SECTIONING_PROVIDER=openai' });
+    }
+    if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });
     }
     if (env.AUDIO_MIN_SECONDS >= env.AUDIO_MAX_SECONDS) {
       ctx.addIssue({ code: 'custom', path: ['AUDIO_MIN_SECONDS'], message: 'must be below AUDIO_MAX_SECONDS' });

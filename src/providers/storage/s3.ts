@@ -1,0 +1,73 @@
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { PassThrough, type Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { AudioStorage } from './port.ts';
+
+export interface S3StorageOptions {
+  bucket: string;
+  region: string;
+  /** An S3-compatible endpoint (MinIO, Ceph, R2, ...); omitted for AWS itself. */
+  endpoint?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted S3 servers need. */
+  forcePathStyle: boolean;
+  /** Key prefix inside the bucket, e.g. `audio/`. */
+  prefix?: string;
+}
+
+/** Audio in an S3-compatible bucket, so several app machines share it. Uploads stream in parts. */
+export function createS3Storage(options: S3StorageOptions): AudioStorage {
+  const client = new S3Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
+  });
+  const objectKey = (key: string) => `${options.prefix ?? ''}${key}`;
+  return {
+    name: 's3',
+    async putFile(key, localPath) {
+      // Multipart upload from a file stream: memory stays at a few parts whatever the size.
+      const upload = new Upload({
+        client,
+        params: { Bucket: options.bucket, Key: objectKey(key), Body: createReadStream(localPath) },
+        queueSize: 2,
+        partSize: 8 * 1024 * 1024,
+      });
+      await upload.done();
+      await rm(localPath, { force: true });
+    },
+    open(key): Readable {
+      // The interface hands out a stream at once; the object's body is piped in when it arrives.
+      const output = new PassThrough();
+      client
+        .send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }))
+        .then((object) => {
+          const body = object.Body as Readable | undefined;
+          if (!body) throw new Error(`empty object ${key}`);
+          body.on('error', (error) => output.destroy(error));
+          body.pipe(output);
+        })
+        .catch((error: Error) => output.destroy(error));
+      return output;
+    },
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
+    },
+    async exists(key) {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
+        return true;
+      } catch (error) {
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
+import { createTestApp, eventually } from '../helpers/app.ts';
+import { createClinicWithKeys } from '../helpers/notes.ts';
+import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { json, startFakeServer } from '../providers/fake-openai-server.ts';
+
+// Audio in an S3-compatible bucket (s3rver: a local server speaking the S3 protocol), read back by
+// the worker: the OpenAI-compatible fake receives exactly the uploaded bytes.
+
+const bucketDir = mkdtempSync(path.join(tmpdir(), 'vetflow-s3-'));
+const s3 = new S3rver({
+  port: 0,
+  address: '127.0.0.1',
+  silent: true,
+  directory: bucketDir,
+  configureBuckets: [{ name: 'vetflow-audio', configs: [] }],
+});
+const { port } = (await s3.run()) as { port: number };
+const whisper = await startFakeServer();
+afterAll(async () => {
+  await whisper.close();
+  await s3.close();
+  rmSync(bucketDir, { recursive: true, force: true });
+});
+
+const { app, db, config } = await createTestApp({
+  startWorkers: true,
+  env: {
+    STORAGE_DRIVER: 's3',
+    S3_BUCKET: 'vetflow-audio',
+    S3_ENDPOINT: `http://127.0.0.1:${port}`,
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    TRANSCRIPTION_PROVIDER: 'openai',
+    TRANSCRIPTION_BASE_URL: whisper.baseUrl,
+  },
+});
+const clinic = await createClinicWithKeys(db.database);
+
+function objectsInBucket(): string[] {
+  return readdirSync(bucketDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('._S3rver_object'))
+    .map((entry) => entry.name);
+}
+
+describe('S3-compatible audio storage', () => {
+  it('stores the upload in the bucket and the worker transcribes the same bytes', async () => {
+    whisper.handle((_request, response) => json(response, 200, { text: 'Anamnese: tosse há dois dias.', segments: [] }));
+    const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' }, metadata: { name: 'S3' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/notes',
+      payload: body.payload,
+      headers: { ...body.headers, 'x-api-key': clinic.editor },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().data.id;
+    expect(objectsInBucket().length).toBe(1);
+    expect(readdirSync(config.DATA_DIR, { recursive: true }).filter((name) => String(name).endsWith('.mp3'))).toEqual([]);
+
+    await eventually(
+      async () => {
+        const status = (
+          await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: { 'x-api-key': clinic.viewer } })
+        ).json();
+        return status.status === 'completed';
+      },
+      20_000,
+      100,
+    );
+    const sent = whisper.requests.at(-1)?.body ?? Buffer.alloc(0);
+    expect(sent.includes(fixture('consultation.mp3'))).toBe(true);
+  });
+
+  it('leaves nothing in the bucket when an upload is rejected', async () => {
+    const before = objectsInBucket().length;
+    const { adminKey } = await createClinic(db.database.db, { name: 'q', quotaMinutes: 0 });
+    const body = await multipartBody({
+      audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' },
+      metadata: { name: 'Over quota' },
+    });
+    const rejected = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/notes',
+      payload: body.payload,
+      headers: { ...body.headers, 'x-api-key': adminKey },
+    });
+    expect(rejected.statusCode).toBe(403);
+    expect(objectsInBucket().length).toBe(before);
+  });
+});
