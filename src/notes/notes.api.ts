@@ -3,6 +3,7 @@ import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
+import { exportRoutes } from './export/export.routes.ts';
 import { keyRoutes } from './keys/keys.routes.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { noteReadRoutes } from './notes/notes.routes.ts';
@@ -70,6 +71,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     dataDir: config.DATA_DIR,
   });
   await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(exportRoutes, { db });
   await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
   await app.register(sectionRoutes, { db });
 }

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { errorResponses } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { notesCallerOf } from '../auth/notes-access.ts';
+import { NoteIdParams } from '../notes/note.schemas.ts';
+import { exportNote } from './export.service.ts';
+
+// Any string (or a repeated parameter), not z.enum: a bad format must be a 400 (see export.service.ts).
+const ExportQuery = z.object({
+  format: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .meta({ description: '`txt` (default) or `rtf`, once; anything else → 400 INVALID_PARAMETER', example: 'rtf' }),
+});
+
+const Download = z.string().meta({ description: 'The file; named in Content-Disposition' });
+
+export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
+  app.get(
+    '/notes/:id/export',
+    {
+      config: { notesAccess: 'notes:read' },
+      schema: {
+        summary: 'A completed note as a TXT or RTF download',
+        description:
+          'Patient header (name, gender, date, external id) and every section in order. TXT is UTF-8; RTF has blue bold ' +
+          'sans-serif titles and serif section text, each section in its own colour. 422 NOTE_NOT_COMPLETED before completion.',
+        tags: ['Notes'],
+        security: [{ NotesApiKey: [] }],
+        params: NoteIdParams,
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'The exported note',
+            content: { 'text/plain': { schema: Download }, 'application/rtf': { schema: Download } },
+          },
+          ...errorResponses(400, 401, 403, 404, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await exportNote(db, notesCallerOf(request), request.params.id, request.query.format);
+      // Patient data: no shared cache may keep a copy.
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', file.disposition)
+        .header('cache-control', 'private, no-store')
+        .send(file.body);
+    },
+  );
+}

@@ -1,0 +1,85 @@
+import { type ExportDocument, headerLines, linesOf } from './export-document.ts';
+
+// RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
+// Colours are indices into \colortbl (index 0 is "auto"); fonts are indices into \fonttbl, each
+// with a family (\fswiss, \froman) so a reader without Arial or Times still picks the right kind.
+
+type Rgb = readonly [red: number, green: number, blue: number];
+
+const TITLE_BLUE: Rgb = [0, 56, 168];
+/** Dark enough to read on white, and far enough from each other and from the title blue. */
+const SECTION_COLOURS: readonly Rgb[] = [
+  [0, 100, 0],
+  [128, 0, 0],
+  [102, 0, 153],
+  [0, 102, 102],
+  [139, 69, 19],
+  [64, 64, 64],
+];
+const TITLE_COLOUR = 1;
+const FIRST_SECTION_COLOUR = 2;
+
+const FONT_TABLE = '{\\fonttbl{\\f0\\fswiss\\fcharset0 Arial;}{\\f1\\froman\\fcharset0 Times New Roman;}}';
+const TITLE_FONT = '\\f0';
+const BODY_FONT = '\\f1';
+
+export function renderRtf(document: ExportDocument): string {
+  const colours = [TITLE_BLUE, ...SECTION_COLOURS].map(([r, g, b]) => `\\red${r}\\green${g}\\blue${b};`).join('');
+  const header = headerLines(document).map(
+    ({ label, value }) => `{\\pard\\sa60${BODY_FONT}\\fs24 {\\b ${escapeRtf(label)}:} ${escapeRtf(value)}\\par}`,
+  );
+  const sections = document.sections.flatMap(({ title, content }, index) => {
+    const colour = FIRST_SECTION_COLOUR + (index % SECTION_COLOURS.length);
+    const lines = linesOf(content.trim()).map(escapeRtf);
+    return [
+      // \keepn keeps a title on the page of its first paragraph.
+      `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${TITLE_COLOUR} ${escapeRtf(title)}\\par}`,
+      // Paragraph and character settings hold for every \par inside the group, so one group per section.
+      `{\\pard\\sa100${BODY_FONT}\\fs24\\cf${colour} ${lines.join('\\par\n')}\\par}`,
+    ];
+  });
+  return [
+    `{\\rtf1\\ansi\\ansicpg1252\\deff1\\uc1`,
+    FONT_TABLE,
+    `{\\colortbl;${colours}}`,
+    '\\viewkind4',
+    ...header,
+    ...sections,
+    '}',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Text for an RTF body: `\`, `{`, `}` escaped; every non-ASCII character as `\uN` (a signed
+ * 16-bit UTF-16 unit, so characters beyond the BMP become two surrogate escapes) followed by one
+ * fallback character for readers that ignore `\u` (`\uc1`). Line breaks are handled by the caller.
+ */
+export function escapeRtf(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (char === '\\' || char === '{' || char === '}') out += `\\${char}`;
+    else if (char === '\t') out += '\\tab ';
+    else if (code < 0x20 || code === 0x7f)
+      continue; // control characters have no place in RTF text
+    else if (code < 0x80) out += char;
+    else {
+      const fallback = asciiFallback(char);
+      for (let i = 0; i < char.length; i++) {
+        const unit = char.charCodeAt(i);
+        out += `\\u${unit > 0x7fff ? unit - 0x10000 : unit}${fallback}`;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * "á" → "a", so an old reader shows "Diagnostico" rather than "Diagn?stico". Only a letter is
+ * safe: a digit would run into the `\uN` number, and `\`, `{`, `}` would need escaping.
+ */
+function asciiFallback(char: string): string {
+  const base = char.normalize('NFD').replace(/\p{M}/gu, '');
+  return /^[A-Za-z]$/.test(base) ? base : '?';
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { ExportDocument } from '../../src/notes/export/export-document.ts';
+import { attachmentDisposition } from '../../src/notes/export/filename.ts';
+import { escapeRtf, renderRtf } from '../../src/notes/export/rtf.ts';
+import { renderTxt } from '../../src/notes/export/txt.ts';
+
+const document: ExportDocument = {
+  patient: { name: 'Tóbi', gender: 'female', date: '2026-05-01', externalId: null },
+  sections: [
+    { title: 'Anamnese', content: 'Vômito há 2 dias.\r\nSem diarreia.' },
+    { title: 'Seguimento', content: '' },
+  ],
+};
+
+describe('renderTxt', () => {
+  it('writes the header (no external id line when there is none) and underlined sections', () => {
+    expect(renderTxt(document)).toBe(
+      'Paciente: Tóbi\nSexo: Fêmea\nData: 2026-05-01\n\nAnamnese\n--------\nVômito há 2 dias.\nSem diarreia.\n\nSeguimento\n----------\n',
+    );
+  });
+});
+
+describe('escapeRtf', () => {
+  it('escapes RTF specials and writes non-ASCII as \\uN with a letter fallback', () => {
+    expect(escapeRtf('a\\b{c}d')).toBe('a\\\\b\\{c\\}d');
+    expect(escapeRtf('ação')).toBe('a\\u231c\\u227ao');
+    expect(escapeRtf('Ç')).toBe('\\u199C');
+    // No letter to fall back to (a digit would run into the number): "?".
+    expect(escapeRtf('39 °C ²')).toBe('39 \\u176?C \\u178?');
+    // Beyond the BMP: two signed surrogate escapes.
+    expect(escapeRtf('🐶')).toBe('\\u-10179?\\u-9162?');
+    expect(escapeRtf('a\tb\u0007c')).toBe('a\\tab bc');
+  });
+});
+
+describe('renderRtf', () => {
+  it('puts every line of a section in its own paragraph and keeps braces balanced', () => {
+    const rtf = renderRtf(document);
+    expect(rtf).toContain('V\\u244omito h\\u225a 2 dias.\\par\nSem diarreia.\\par}');
+    let depth = 0;
+    for (const [index, char] of [...rtf].entries()) {
+      if (rtf[index - 1] === '\\') continue;
+      depth += char === '{' ? 1 : char === '}' ? -1 : 0;
+      expect(depth).toBeGreaterThanOrEqual(0);
+    }
+    expect(depth).toBe(0);
+  });
+});
+
+describe('attachmentDisposition', () => {
+  it('folds accents for filename and percent-encodes the real name in filename*', () => {
+    expect(attachmentDisposition('Tóbi', '2026-05-01', 'rtf')).toBe(
+      `attachment; filename="Tobi-2026-05-01.rtf"; filename*=UTF-8''T%C3%B3bi-2026-05-01.rtf`,
+    );
+    expect(attachmentDisposition(' Zé "Pipoca" (o gato)/../', '2026-05-01', 'txt')).toBe(
+      `attachment; filename="Ze-Pipoca-o-gato-2026-05-01.txt"; filename*=UTF-8''Z%C3%A9%20%22Pipoca%22%20%28o%20gato%29%2F..%2F-2026-05-01.txt`,
+    );
+    expect(attachmentDisposition('毛毛', '2026-05-01', 'txt')).toMatch(/^attachment; filename="nota-2026-05-01.txt"; /);
+  });
+});
