@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type RunningServer, startServer } from '../../test/helpers/processes.ts';
+import { ROOT } from './audio.ts';
+
+export interface BenchServer {
+  pid: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface VetflowServer extends BenchServer {
+  /** The demo clinic's administrator key, printed once on the first start of an empty database. */
+  apiKey: string;
+  output: string[];
+}
+
+/** `node src/main.ts` as operators run it, against `env` (DATABASE_URL, DATA_DIR, ...). */
+export async function startVetflow(env: Record<string, string>): Promise<VetflowServer> {
+  const server: RunningServer = await startServer(env, 60_000);
+  const stop = async () => {
+    if (server.child.exitCode === null) await server.stop('SIGTERM');
+  };
+  try {
+    // The key line follows the "listening" log line.
+    const apiKey = await waitFor(() => server.output.map((line) => /administrator key: (vnk_\w+)/.exec(line)?.[1]).find(Boolean), 10_000);
+    return { pid: server.child.pid!, baseUrl: server.baseUrl, apiKey, output: server.output, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The bare Fastify + @fastify/multipart route (bench/bare-upload-server.ts) writing into `dir`. */
+export async function startBareUploadServer(dir: string, maxBytes: number): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['bench/bare-upload-server.ts', dir, String(maxBytes)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stdout = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const baseUrl = await waitFor(
+      () => /listening (http:\S+)/.exec(stdout)?.[1],
+      15_000,
+      () => child.exitCode !== null,
+    );
+    return { pid: child.pid!, baseUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, failed = () => false): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (failed() || Date.now() > deadline) throw new Error('timed out waiting for a server to be ready');
+    await sleep(20);
+  }
+}

@@ -1,0 +1,111 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type BenchDatabase, createBenchDatabase } from './lib/database.ts';
+import { rssBytes } from './lib/proc.ts';
+import { fmt, printTable, progress } from './lib/report.ts';
+import { type BenchServer, startBareUploadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
+import { runPipelineBench } from './pipeline.ts';
+import { runUploadBench } from './upload.ts';
+
+// npm run bench: a fresh Postgres database, a real `node src/main.ts` and a bare Fastify +
+// @fastify/multipart process side by side; every figure is printed next to its baseline from
+// this same run. Benchmarks print, never assert: a non-zero exit means something broke.
+
+const AUDIO_MAX_BYTES = 104_857_600;
+const settings = {
+  adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  // Just under the default 100 MiB limit, which counts the file part alone.
+  fileBytes: Number(process.env.BENCH_FILE_BYTES ?? AUDIO_MAX_BYTES - 64 * 1024),
+  repetitions: Number(process.env.BENCH_REPETITIONS ?? 3),
+  concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8),
+  sequentialNotes: Number(process.env.BENCH_SEQUENTIAL_NOTES ?? 20),
+  burstNotes: Number(process.env.BENCH_BURST_NOTES ?? 40),
+  burstConcurrency: Number(process.env.BENCH_BURST_CONCURRENCY ?? 4),
+};
+
+const cleanups: (() => Promise<unknown>)[] = [];
+async function cleanUp() {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => console.error('cleanup failed:', error));
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: cleaning up`);
+    cleanUp().finally(() => process.exit(130));
+  });
+}
+
+async function main() {
+  const machine = { cpus: os.availableParallelism(), node: process.version, loadavg: os.loadavg().map((v) => Number(v.toFixed(2))) };
+  process.stdout.write(`vetflow benchmarks — ${machine.cpus} cores, Node ${machine.node}, load ${machine.loadavg.join(' ')}\n`);
+
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'vetflow-bench-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const database: BenchDatabase = await createBenchDatabase(settings.adminUrl);
+  cleanups.push(() => database.drop());
+  const dataDir = path.join(workDir, 'data');
+  const bareDir = path.join(workDir, 'bare');
+  await mkdir(bareDir);
+
+  progress('starting vetflow and the bare upload server');
+  const vetflow: VetflowServer = await startVetflow({
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES),
+  });
+  cleanups.push(() => vetflow.stop());
+  const bare: BenchServer = await startBareUploadServer(bareDir, AUDIO_MAX_BYTES);
+  cleanups.push(() => bare.stop());
+
+  // Idle: both processes started, nothing requested yet (vetflow's workers and cron are running).
+  await sleep(2_000);
+  const idle = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6, bare_rss_mb: rssBytes(bare.pid) / 1e6 };
+  printTable('Idle server', [
+    {
+      measurement: 'idle RSS, vetflow vs bare Fastify + multipart',
+      value: fmt.mb(idle.vetflow_rss_mb * 1e6),
+      baseline: fmt.mb(idle.bare_rss_mb * 1e6),
+      ratio: fmt.ratio(idle.vetflow_rss_mb / idle.bare_rss_mb),
+    },
+  ]);
+
+  const upload = await runUploadBench({
+    workDir,
+    vetflow,
+    vetflowAudioDir: path.join(dataDir, 'audio'),
+    bare,
+    bareDir,
+    fileBytes: settings.fileBytes,
+    repetitions: settings.repetitions,
+    concurrency: settings.concurrency,
+  });
+  printTable(
+    `Upload of ${fmt.mb(settings.fileBytes)} WAV over HTTP (MB = 10^6 bytes; speeds are medians of ${settings.repetitions}, RSS growth the worst)`,
+    upload.rows,
+  );
+
+  const pipeline = await runPipelineBench({
+    vetflow,
+    database,
+    sequential: settings.sequentialNotes,
+    burst: settings.burstNotes,
+    burstConcurrency: settings.burstConcurrency,
+  });
+  printTable('Pipeline with the sandbox provider (23.7 s mp3 fixture)', pipeline.rows);
+
+  const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
+  process.stdout.write(`\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)}\n`);
+  process.stdout.write(
+    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload.summary, pipeline: pipeline.summary, after })}\n`,
+  );
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error('benchmark failed:', error);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
