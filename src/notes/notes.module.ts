@@ -50,6 +50,7 @@ export function createNotesModule(
     timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
     heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
+    concurrency: config.TRANSCRIPTION_CONCURRENCY,
   });
   const reconcile = reconcileJob({
     db: database.db,

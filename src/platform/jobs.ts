@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   type DrizzleTransactionLike,
   fromDrizzle,
+  type JobResult,
   type JobWithMetadata,
   PgBoss,
   type Queue,
@@ -128,15 +129,20 @@ export class JobQueue {
     if (this.working) return;
     this.working = true;
     for (const definition of this.definitions.values()) {
+      const batchSize = definition.work?.batchSize ?? 1;
       await this.boss.work<unknown>(
         definition.name,
         {
           includeMetadata: true,
-          batchSize: 1,
+          perJobResults: true,
+          batchSize,
+          // A full batch means more is waiting: fetch again at once instead of after the poll
+          // interval, so a backlog drains at the handlers' speed.
+          burstWhenBatchFull: batchSize > 1,
           pollingIntervalSeconds: this.pollingIntervalSeconds,
           // NOTIFY wakes workers for new jobs; retries only surface through this slower poll.
           notifyPollingIntervalSeconds: this.pollingIntervalSeconds * 2,
-          ...definition.work,
+          localConcurrency: definition.work?.localConcurrency ?? 1,
         },
         // includeMetadata is set above, so every job carries its retry counters.
         (jobs) => this.runBatch(definition, jobs as JobWithMetadata<unknown>[]),
@@ -145,25 +151,30 @@ export class JobQueue {
     }
   }
 
-  private async runBatch(definition: JobDefinition<any>, jobs: JobWithMetadata<unknown>[]): Promise<void> {
-    for (const job of jobs) {
-      const logger = this.logger.child({ job: definition.name, jobId: job.id });
-      const payload = definition.payload.parse(job.data);
-      const started = performance.now();
-      try {
-        await definition.handle(payload, {
-          jobId: job.id,
-          retryCount: job.retryCount,
-          retryLimit: job.retryLimit,
-          logger,
-          signal: job.signal,
-        });
-        logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
-      } catch (error) {
-        logger.warn({ err: error, ms: Math.round(performance.now() - started) }, 'job failed');
-        throw error;
-      }
-    }
+  /** Runs a batch's jobs side by side; each job succeeds or fails (and is retried) on its own. */
+  private async runBatch(definition: JobDefinition<any>, jobs: JobWithMetadata<unknown>[]): Promise<JobResult[]> {
+    return Promise.all(
+      jobs.map(async (job): Promise<JobResult> => {
+        const logger = this.logger.child({ job: definition.name, jobId: job.id });
+        const started = performance.now();
+        try {
+          const payload = definition.payload.parse(job.data);
+          await definition.handle(payload, {
+            jobId: job.id,
+            retryCount: job.retryCount,
+            retryLimit: job.retryLimit,
+            logger,
+            signal: job.signal,
+          });
+          logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
+          return { id: job.id, status: 'completed' };
+        } catch (error) {
+          logger.warn({ err: error, ms: Math.round(performance.now() - started) }, 'job failed');
+          const message = error instanceof Error ? error.message : String(error);
+          return { id: job.id, status: 'failed', output: { message } };
+        }
+      }),
+    );
   }
 
   /** Sends a job; with `tx`, inside that transaction so it exists only if the transaction commits. */

@@ -19,6 +19,8 @@ export interface PipelineDeps {
   heartbeatSeconds: number;
   /** First retry delay after a retryable provider error; it grows exponentially. */
   retryDelaySeconds: number;
+  /** Notes one worker process transcribes at the same time. */
+  concurrency: number;
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
@@ -43,7 +45,8 @@ export function transcribeJob(deps: PipelineDeps) {
       expireInSeconds: deps.timeoutSeconds,
       heartbeatSeconds: deps.heartbeatSeconds,
     },
-    work: { localConcurrency: 2 },
+    // Up to `concurrency` notes at once per worker process; a full batch fetches the next at once.
+    work: { batchSize: deps.concurrency },
     async handle({ noteId }, { signal, retryCount, retryLimit, logger }) {
       const note = await claimForProcessing(deps.db, noteId);
       if (!note) return; // completed, failed or deleted meanwhile
