@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
+import { fixture, multipartBody } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database);
@@ -37,10 +38,28 @@ describe('per-key rate limits by role', () => {
     expect(body).toMatchObject({ error: 'too_many_requests', code: 'RATE_LIMIT_EXCEEDED', details: { limit: 200, remaining: 0 } });
     expect(body.details.reset_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
+    // Status polling is not limited: it keeps answering for the limited viewer.
+    const upload = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'p.mp3' }, metadata: { name: 'Poll' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/notes',
+      payload: upload.payload,
+      headers: { ...upload.headers, 'x-api-key': clinic.editor },
+    });
+    for (let i = 0; i < 3; i++) {
+      const status = await app.inject({
+        method: 'GET',
+        url: `/notes/v1/notes/${created.json().data.id}/status`,
+        headers: { 'x-api-key': clinic.viewer },
+      });
+      expect(status.statusCode).toBe(200);
+    }
+    expect((await listKeys(app, clinic.viewer)).statusCode).toBe(429);
+
     // Limits are per key: the editor of the same clinic is untouched.
     const editor = await listKeys(app, clinic.editor);
     expect(editor.headers['x-ratelimit-limit-minute']).toBe('500');
-    expect(editor.headers['x-ratelimit-remaining-minute']).toBe('499');
+    expect(editor.headers['x-ratelimit-remaining-minute']).toBe('498');
   });
 
   it('does not count requests that fail authentication', async () => {
