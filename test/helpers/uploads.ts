@@ -35,3 +35,34 @@ export async function multipartBody(parts: {
     headers: { 'content-type': request.headers.get('content-type') ?? '' },
   };
 }
+
+interface Injector {
+  inject(options: { method: 'GET' | 'POST'; url: string; payload?: Buffer; headers: Record<string, string> }): Promise<{
+    statusCode: number;
+    json(): any;
+  }>;
+}
+
+/** Uploads a fixture as a note through the API and returns its id (fails the test on anything but 201). */
+export async function uploadNote(app: Injector, key: string, metadata: object, file = 'consultation.mp3'): Promise<string> {
+  const body = await multipartBody({ audio: { bytes: fixture(file), fileName: file }, metadata });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/notes/v1/notes',
+    payload: body.payload,
+    headers: { ...body.headers, 'x-api-key': key },
+  });
+  if (response.statusCode !== 201) throw new Error(`upload answered ${response.statusCode}: ${JSON.stringify(response.json())}`);
+  return response.json().data.id;
+}
+
+/** Polls the status route until the note is completed or failed, and returns which. */
+export async function waitUntilSettled(app: Injector, key: string, id: string, timeoutMs = 20_000): Promise<'completed' | 'failed'> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { status } = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: { 'x-api-key': key } })).json();
+    if (status === 'completed' || status === 'failed') return status;
+    if (Date.now() > deadline) throw new Error(`note ${id} still ${status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { escapeRtf } from '../../src/notes/export/rtf.ts';
-import { createTestApp, eventually } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The export over HTTP, on notes the real pipeline (sandbox transcriber, rules sectioner) completed.
 
@@ -11,23 +11,8 @@ const clinic = await createClinicWithKeys(db.database);
 const as = (key: string) => ({ 'x-api-key': key });
 
 async function upload(metadata: object) {
-  const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' }, metadata });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, ...as(clinic.editor) },
-  });
-  expect(response.statusCode).toBe(201);
-  const id = response.json().data.id as string;
-  await eventually(
-    async () => {
-      const { status } = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: as(clinic.viewer) })).json();
-      return status === 'completed' || status === 'failed';
-    },
-    20_000,
-    100,
-  );
+  const id = await uploadNote(app, clinic.editor, metadata);
+  await waitUntilSettled(app, clinic.viewer, id);
   const note = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(clinic.viewer) })).json().data;
   return note as { id: string; created_at: string; transcription_status: string; note_sections: { title: string; content: string }[] };
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestApp, eventually } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
 // The pipeline with TRANSCRIPTION_PROVIDER=openai against a local server speaking the protocol
@@ -29,25 +29,8 @@ const TRANSCRIPT = {
 };
 
 async function uploadAndSettle(name: string) {
-  const body = await multipartBody({ audio: { bytes: fixture('consultation.m4a'), fileName: 'c.m4a' }, metadata: { name } });
-  const created = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': clinic.editor },
-  });
-  expect(created.statusCode).toBe(201);
-  const id = created.json().data.id;
-  await eventually(
-    async () => {
-      const status = (
-        await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: { 'x-api-key': clinic.viewer } })
-      ).json().status;
-      return status === 'completed' || status === 'failed';
-    },
-    30_000,
-    100,
-  );
+  const id = await uploadNote(app, clinic.editor, { name }, 'consultation.m4a');
+  await waitUntilSettled(app, clinic.viewer, id, 30_000);
   return (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: { 'x-api-key': clinic.viewer } })).json().data;
 }
 

@@ -4,23 +4,13 @@ import { TRANSCRIBE_QUEUE, TranscribePayload } from '../../src/notes/pipeline/tr
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
 const as = (key: string) => ({ 'x-api-key': key });
 
-async function upload(name: string, file = 'consultation.mp3') {
-  const body = await multipartBody({ audio: { bytes: fixture(file), fileName: file }, metadata: { name } });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, ...as(clinic.editor) },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
-}
+const upload = (name: string) => uploadNote(app, clinic.editor, { name });
 
 async function statusOf(id: string) {
   const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: as(clinic.viewer) });
@@ -28,16 +18,7 @@ async function statusOf(id: string) {
   return response.json() as { status: string; valid: boolean };
 }
 
-async function settled(id: string) {
-  return eventually(
-    async () => {
-      const { status } = await statusOf(id);
-      return status === 'completed' || status === 'failed' ? status : undefined;
-    },
-    20_000,
-    100,
-  );
-}
+const settled = (id: string) => waitUntilSettled(app, clinic.viewer, id);
 
 describe('the notes pipeline with the sandbox provider and the rules sectioner', () => {
   it('takes an upload from pending to completed with ordered sections', async () => {

@@ -1,35 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createTestApp, eventually } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
 const other = await createClinicWithKeys(db.database, 'Outra');
 const as = (key: string) => ({ 'x-api-key': key });
 
-async function upload(metadata: object, key = clinic.editor) {
-  const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' }, metadata });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, ...as(key) },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
-}
-async function settle(id: string) {
-  return eventually(
-    async () => {
-      const { status } = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: as(clinic.viewer) })).json();
-      return status === 'completed' || status === 'failed' ? status : undefined;
-    },
-    20_000,
-    100,
-  );
-}
+const upload = (metadata: object, key = clinic.editor) => uploadNote(app, key, metadata);
+const settle = (id: string) => waitUntilSettled(app, clinic.viewer, id);
 const get = (url: string, key = clinic.viewer) => app.inject({ method: 'GET', url: `/notes/v1${url}`, headers: as(key) });
 
 const joao = await upload({ name: 'João Ção', external_id: 'EXT-1' });

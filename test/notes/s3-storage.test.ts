@@ -4,9 +4,9 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
-import { createTestApp, eventually } from '../helpers/app.ts';
+import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
 // Audio in an S3-compatible bucket (s3rver: a local server speaking the S3 protocol), read back by
@@ -51,28 +51,11 @@ function objectsInBucket(): string[] {
 describe('S3-compatible audio storage', () => {
   it('stores the upload in the bucket and the worker transcribes the same bytes', async () => {
     whisper.handle((_request, response) => json(response, 200, { text: 'Anamnese: tosse há dois dias.', segments: [] }));
-    const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' }, metadata: { name: 'S3' } });
-    const created = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': clinic.editor },
-    });
-    expect(created.statusCode).toBe(201);
-    const id = created.json().data.id;
+    const id = await uploadNote(app, clinic.editor, { name: 'S3' });
     expect(objectsInBucket().length).toBe(1);
     expect(readdirSync(config.DATA_DIR, { recursive: true }).filter((name) => String(name).endsWith('.mp3'))).toEqual([]);
 
-    await eventually(
-      async () => {
-        const status = (
-          await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/status`, headers: { 'x-api-key': clinic.viewer } })
-        ).json();
-        return status.status === 'completed';
-      },
-      20_000,
-      100,
-    );
+    expect(await waitUntilSettled(app, clinic.viewer, id)).toBe('completed');
     const sent = whisper.requests.at(-1)?.body ?? Buffer.alloc(0);
     expect(sent.includes(fixture('consultation.mp3'))).toBe(true);
   });
