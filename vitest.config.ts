@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
+    // Generous: process tests start real servers, which a loaded 2-core machine makes slow.
+    testTimeout: 90_000,
     hookTimeout: 60_000,
     // Each file owns an isolated database; two at a time fits a 2-core machine.
     maxWorkers: 2,

@@ -35,7 +35,7 @@ export interface RunningServer {
 }
 
 /** Starts `node src/main.ts` on a free port and resolves once it has said it is listening. */
-export function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningServer> {
+export function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
     env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
