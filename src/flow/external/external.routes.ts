@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { registerRateLimit } from '../../platform/rate-limit.ts';
+import { externalContactRoutes } from '../contacts/contacts.routes.ts';
 import { CRM_SCOPES } from '../keys/scopes.ts';
 import { keyCaller } from '../request-context.ts';
 import { enforceExternalAuth } from './external-auth.ts';
@@ -50,4 +51,6 @@ export async function externalRoutes(app: AppInstance) {
       };
     },
   );
+
+  await app.register(externalContactRoutes);
 }
