@@ -52,7 +52,11 @@ describe('PUT contacts: create, update, restore', () => {
     const created = (await put({ external_id: 'erp-2', document: '123.456.789-00', name: 'Bia', phone })).json().contact;
     const byExternal = await put({ external_id: 'erp-2', name: 'Bia Lima' });
     expect(byExternal.statusCode).toBe(200);
-    expect(byExternal.json()).toMatchObject({ action: 'updated', matched_by: 'external_id', contact: { id: created.id, name: 'Bia Lima' } });
+    expect(byExternal.json()).toMatchObject({
+      action: 'updated',
+      matched_by: 'external_id',
+      contact: { id: created.id, name: 'Bia Lima' },
+    });
     const byDocument = await put({ document: '123.456.789-00', address: 'Rua A, 1' });
     expect(byDocument.json()).toMatchObject({ matched_by: 'document', contact: { id: created.id, address: 'Rua A, 1' } });
     const byPhone = await put({ phone: e164(phone), source: 'site' });
@@ -92,11 +96,27 @@ describe('PUT contacts: create, update, restore', () => {
     expect((await app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(404);
     const restored = await put({ external_id: 'erp-del', name: 'Eva Restaurada' });
     expect(restored.statusCode).toBe(201);
-    expect(restored.json()).toMatchObject({ action: 'restored', matched_by: 'external_id', contact: { id: created.id, name: 'Eva Restaurada' } });
+    expect(restored.json()).toMatchObject({
+      action: 'restored',
+      matched_by: 'external_id',
+      contact: { id: created.id, name: 'Eva Restaurada' },
+    });
     const read = await app.inject({ method: 'GET', url, headers: auth });
     expect(read.statusCode).toBe(200);
     expect(Object.keys(read.json()).sort()).toEqual(
-      ['id', 'external_id', 'document', 'name', 'phone', 'email', 'address', 'source', 'profile_pic_url', 'created_at', 'updated_at'].sort(),
+      [
+        'id',
+        'external_id',
+        'document',
+        'name',
+        'phone',
+        'email',
+        'address',
+        'source',
+        'profile_pic_url',
+        'created_at',
+        'updated_at',
+      ].sort(),
     );
   });
 
@@ -104,12 +124,13 @@ describe('PUT contacts: create, update, restore', () => {
     const auth = { authorization: `Bearer ${key.token}` };
     expect((await app.inject({ method: 'GET', url: `${base}/00000000-0000-4000-8000-000000000000`, headers: auth })).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: `${base}/not-a-uuid`, headers: auth })).statusCode).toBe(400);
-    const theirs = (await put({ name: 'Deles', phone: mobile() }, otherKey.token, `/flow/v1/external/workspaces/${other.workspaceId}/contacts`)).json()
-      .contact;
+    const theirs = (
+      await put({ name: 'Deles', phone: mobile() }, otherKey.token, `/flow/v1/external/workspaces/${other.workspaceId}/contacts`)
+    ).json().contact;
     expect((await app.inject({ method: 'GET', url: `${base}/${theirs.id}`, headers: auth })).statusCode).toBe(404);
-    expect((await app.inject({ method: 'DELETE', url: `${base}/${theirs.id}`, headers: { authorization: `Bearer ${key.token}` } })).statusCode).toBe(
-      404,
-    );
+    expect(
+      (await app.inject({ method: 'DELETE', url: `${base}/${theirs.id}`, headers: { authorization: `Bearer ${key.token}` } })).statusCode,
+    ).toBe(404);
   });
 });
 
@@ -134,7 +155,8 @@ describe('PUT contacts: invalid data is a 400', () => {
     const response = await put(payload);
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json().code).toBe(code);
-    if (code !== 'MISSING_IDENTIFIER') expect(response.json().details).toMatchObject({ field: expect.any(String), reason: expect.any(String) });
+    if (code !== 'MISSING_IDENTIFIER')
+      expect(response.json().details).toMatchObject({ field: expect.any(String), reason: expect.any(String) });
   });
 
   it('writes nothing, and audits nothing, for a failed request', async () => {

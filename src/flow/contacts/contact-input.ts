@@ -4,7 +4,10 @@ import type { ContactChanges } from './contacts.repo.ts';
 import { normalizePhone } from './phone.ts';
 
 /** The upsert's fields after trimming and normalisation: undefined = absent (left alone), null = clear. */
-export type ContactFields = Pick<ContactChanges, 'externalId' | 'document' | 'name' | 'phone' | 'email' | 'address' | 'source' | 'profilePicUrl'>;
+export type ContactFields = Pick<
+  ContactChanges,
+  'externalId' | 'document' | 'name' | 'phone' | 'email' | 'address' | 'source' | 'profilePicUrl'
+>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -21,12 +24,15 @@ function text(value: string | null | undefined): string | null | undefined {
 
 export function phoneOrThrow(value: string, field = 'phone'): string {
   const phone = normalizePhone(value);
-  if (!phone) throw new AppError('INVALID_PHONE', `Invalid ${field}: not a valid phone number`, { field, reason: 'not a valid phone number' });
+  if (!phone)
+    throw new AppError('INVALID_PHONE', `Invalid ${field}: not a valid phone number`, { field, reason: 'not a valid phone number' });
   return phone;
 }
 
 /** Shared by the external upsert and the CRM-side edit: the same rules for the same fields. */
-export function normalizeContactFields(input: Omit<ContactUpsert, 'name' | 'phone'> & { name?: string | null; phone?: string | null }): ContactFields {
+export function normalizeContactFields(
+  input: Omit<ContactUpsert, 'name' | 'phone'> & { name?: string | null; phone?: string | null },
+): ContactFields {
   const name = text(input.name);
   if (input.name !== undefined && name == null) throw invalid('name', 'must not be empty or null');
   if (input.phone !== undefined && text(input.phone) == null) throw invalid('phone', 'must not be empty or null');

@@ -66,7 +66,9 @@ export async function findContact(
   const query = tx
     .select()
     .from(contacts)
-    .where(and(eq(contacts.id, id), eq(contacts.workspaceId, workspaceId), options.includeDeleted ? undefined : isNull(contacts.deletedAt)));
+    .where(
+      and(eq(contacts.id, id), eq(contacts.workspaceId, workspaceId), options.includeDeleted ? undefined : isNull(contacts.deletedAt)),
+    );
   const [row] = options.lock ? await query.for('update') : await query;
   return row;
 }

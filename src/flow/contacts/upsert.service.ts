@@ -31,12 +31,24 @@ const UNIQUE_INDEXES: Record<string, { code: 'DUPLICATE_PHONE' | 'DUPLICATE_EXTE
 // the whole transaction is then run again and finds (and updates) the winner's row.
 const MAX_ATTEMPTS = 4;
 
-class LostCreateRace extends Error {
+/** A write hit a unique index: `value` is the phone/external_id the row would have had. */
+class UniqueConflict extends Error {
   readonly index: string;
-  constructor(index: string) {
+  readonly value: string | null | undefined;
+  /** True when no match existed: a concurrent upsert created the contact, so try again. */
+  readonly retryable: boolean;
+  constructor(index: string, value: string | null | undefined, retryable: boolean) {
     super(index);
     this.index = index;
+    this.value = value;
+    this.retryable = retryable;
   }
+}
+
+function asConflict(error: unknown, row: { phone?: string | null; externalId?: string | null }, retryable: boolean): unknown {
+  const index = uniqueViolation(error);
+  const known = index !== undefined ? UNIQUE_INDEXES[index] : undefined;
+  return known ? new UniqueConflict(index!, row[known.field], retryable) : error;
 }
 
 /** PUT /external/.../contacts: match (external_id → document → phone, deleted included), then create, update or restore. */
@@ -53,12 +65,10 @@ export async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert, 
     try {
       return await db.transaction((tx) => upsertOnce(caller, fields, ids, meta, tx));
     } catch (error) {
-      const index = error instanceof LostCreateRace ? error.index : uniqueViolation(error);
-      const known = index !== undefined ? UNIQUE_INDEXES[index] : undefined;
-      if (!known) throw error;
-      if (error instanceof LostCreateRace && attempt < MAX_ATTEMPTS) continue;
-      const value = known.field === 'phone' ? fields.phone : fields.externalId;
-      const holder = value ? await findActiveHolder(caller.workspaceId, known.field, value, db) : undefined;
+      if (!(error instanceof UniqueConflict)) throw error;
+      if (error.retryable && attempt < MAX_ATTEMPTS) continue;
+      const known = UNIQUE_INDEXES[error.index]!;
+      const holder = error.value ? await findActiveHolder(caller.workspaceId, known.field, error.value, db) : undefined;
       const label = known.field === 'phone' ? 'phone' : 'external_id';
       throw new AppError(known.code, `Another contact of this workspace already has this ${label}`, {
         field: label,
@@ -78,8 +88,12 @@ async function upsertOnce(
   const match = await findMatch(caller.workspaceId, ids, { includeDeleted: true, lock: true }, tx);
   if (!match) return create(caller, fields, meta, tx);
 
-  const matchedBy = ids.externalId !== undefined && match.externalId === ids.externalId ? 'external_id'
-    : ids.document !== undefined && match.document === ids.document ? 'document' : 'phone';
+  const matchedBy =
+    ids.externalId !== undefined && match.externalId === ids.externalId
+      ? 'external_id'
+      : ids.document !== undefined && match.document === ids.document
+        ? 'document'
+        : 'phone';
   const changes: ContactChanges = {};
   for (const key of changedFields(match as ContactFields, fields)) (changes as Record<string, unknown>)[key] = fields[key];
 
@@ -112,7 +126,14 @@ async function upsertOnce(
     changes.deletedAt = null;
     audit.deleted_at = { before: match.deletedAt!.toISOString(), after: null };
   }
-  const contact = Object.keys(changes).length > 0 ? await updateContact(match.id, changes, tx) : match;
+  let contact = match;
+  if (Object.keys(changes).length > 0) {
+    try {
+      contact = await updateContact(match.id, changes, tx);
+    } catch (error) {
+      throw asConflict(error, { phone: changes.phone ?? match.phone, externalId: changes.externalId ?? match.externalId }, false);
+    }
+  }
   const action = restoring ? 'restored' : 'updated';
   await insertAuditLog(auditEntry(caller, contact.id, action, audit, warnings, meta), tx);
   return { contact, action, matchedBy, warnings };
@@ -131,10 +152,8 @@ async function create(caller: ApiKeyCaller, fields: ContactFields, meta: Request
   try {
     contact = await insertContact({ ...fields, name: fields.name!, phone: fields.phone!, workspaceId: caller.workspaceId }, tx);
   } catch (error) {
-    const index = uniqueViolation(error);
     // Our match saw no holder of this phone/external_id, so a concurrent upsert created it: retry.
-    if (index !== undefined && UNIQUE_INDEXES[index]) throw new LostCreateRace(index);
-    throw error;
+    throw asConflict(error, fields, true);
   }
   const audit: AuditChanges = {};
   for (const key of Object.keys(fields) as (keyof ContactFields)[]) {
