@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
+import { createFlowModule } from './flow/flow.module.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
 import { createNotesModule, type NotesProviders } from './notes/notes.module.ts';
 import type { Config } from './platform/config.ts';
@@ -14,6 +15,7 @@ import { requestIdFrom } from './platform/http/request-id.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
 import { type JobDefinition, JobQueue } from './platform/jobs.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
+import type { MessagingProvider } from './providers/messaging/port.ts';
 
 export interface AppOverrides {
   /** An already open (and migrated) database; the caller keeps ownership and closes it. */
@@ -23,6 +25,8 @@ export interface AppOverrides {
   jobs?: readonly JobDefinition<any>[];
   /** Transcription and sectioning providers instead of the configured ones. */
   notesProviders?: NotesProviders;
+  /** The CRM messaging provider (survey messages) instead of the configured one. */
+  messagingProvider?: MessagingProvider;
 }
 
 export type { AppInstance };
@@ -42,9 +46,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     return jobs;
   };
   const notesModule = createNotesModule(config, database, jobQueue, logger, overrides.notesProviders);
+  const flowModule = createFlowModule(config, database, overrides.messagingProvider);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
-    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...(overrides.jobs ?? [])]);
+    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...flowModule.jobs, ...(overrides.jobs ?? [])]);
     await jobs.start();
   } catch (error) {
     await jobs?.stop(1_000).catch(() => {});
@@ -102,7 +107,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   if (config.ROLE !== 'worker') {
     await registerOpenApi(app, [notesApiDescription, flowApiDescription], config.PUBLIC_BASE_URL);
     await app.register(notesApi, { prefix: notesApiDescription.prefix, module: notesModule });
-    await app.register(flowApi, { prefix: flowApiDescription.prefix });
+    await app.register(flowApi, { prefix: flowApiDescription.prefix, module: flowModule });
   }
   return app;
 }

@@ -1,7 +1,12 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
+import { auditRoutes } from './audit/audit.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
+import { crmContactRoutes } from './crm/crm-contacts.routes.ts';
+import { pipelineRoutes } from './crm/pipeline.routes.ts';
+import { settingsRoutes } from './crm/settings.routes.ts';
 import { externalRoutes } from './external/external.routes.ts';
+import type { FlowModule } from './flow.module.ts';
 import { keyRoutes } from './keys/keys.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
@@ -19,9 +24,13 @@ export const flowApiDescription: ApiDescription = {
   },
 };
 
-/** The /flow/v1 tree: CRM sessions and key management (`/api`), and the ERP-facing `/external` API. */
-export async function flowApi(app: AppInstance) {
+/** The /flow/v1 tree: CRM sessions, keys, contacts, pipeline and settings (`/api`), and the ERP-facing `/external` API. */
+export async function flowApi(app: AppInstance, { module }: { module: FlowModule }) {
   await app.register(authRoutes);
   await app.register(keyRoutes);
-  await app.register(externalRoutes, { prefix: '/external' });
+  await app.register(crmContactRoutes);
+  await app.register(auditRoutes);
+  await app.register(pipelineRoutes);
+  await app.register(settingsRoutes);
+  await app.register(externalRoutes, { prefix: '/external', module });
 }

@@ -100,6 +100,11 @@ const variables = z.object({
   CRM_SESSION_TTL_MINUTES: int(720, 1),
   // scrypt cost as log2(N) for new password hashes (r=8, p=1); 17 is OWASP's minimum (128 MiB).
   PASSWORD_SCRYPT_LOG_N: int(17, 14, 20),
+
+  // CRM contacts and surveys: audit retention, and where survey messages go.
+  AUDIT_RETENTION_DAYS: int(90, 1, 3650),
+  MESSAGING_PROVIDER: z.enum(['record', 'webhook']).default('record'),
+  MESSAGING_WEBHOOK_URL: optionalUrl,
 });
 
 /** Every environment variable the service reads. */
@@ -115,6 +120,9 @@ const schema = variables
     }
     if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });
+    }
+    if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_URL) {
+      ctx.addIssue({ code: 'custom', path: ['MESSAGING_WEBHOOK_URL'], message: 'required when MESSAGING_PROVIDER=webhook' });
     }
     if (env.AUDIO_MIN_SECONDS >= env.AUDIO_MAX_SECONDS) {
       ctx.addIssue({ code: 'custom', path: ['AUDIO_MIN_SECONDS'], message: 'must be below AUDIO_MAX_SECONDS' });

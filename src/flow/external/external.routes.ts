@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { registerRateLimit } from '../../platform/rate-limit.ts';
+import { externalContactRoutes } from '../contacts/contacts.routes.ts';
+import type { FlowModule } from '../flow.module.ts';
 import { CRM_SCOPES } from '../keys/scopes.ts';
 import { keyCaller } from '../request-context.ts';
+import { externalSurveyRoutes } from '../surveys/surveys.routes.ts';
 import { enforceExternalAuth } from './external-auth.ts';
 
 const Identity = z
@@ -18,7 +21,7 @@ const Identity = z
  * `/external/*`: the bearer-key API for ERPs. Every route here gets bearer authentication and must
  * declare `config.crmAuth`; feature routes (contacts, surveys) register inside this scope.
  */
-export async function externalRoutes(app: AppInstance) {
+export async function externalRoutes(app: AppInstance, { module }: { module: FlowModule }) {
   enforceExternalAuth(app);
   // After authentication (route hooks run in registration order): the limit is per key.
   const { config, database, redis } = app.vetflow;
@@ -50,4 +53,7 @@ export async function externalRoutes(app: AppInstance) {
       };
     },
   );
+
+  await app.register(externalContactRoutes);
+  await app.register(externalSurveyRoutes, { module });
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { workspaces } from '../../platform/db/schema/index.ts';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
-export type WorkspaceChanges = Partial<Pick<WorkspaceRow, 'billingStatus' | 'contactSyncPolicy'>>;
+export type WorkspaceChanges = Partial<Pick<WorkspaceRow, 'billingStatus' | 'contactSyncPolicy' | 'surveyEnabled' | 'surveyStageId'>>;
 
 export async function insertWorkspace(
   values: { name: string; contactSyncPolicy?: WorkspaceRow['contactSyncPolicy'] },

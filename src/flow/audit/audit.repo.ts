@@ -1,0 +1,37 @@
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { contactExternalApiAuditLogs } from '../../platform/db/schema/index.ts';
+
+export type AuditRow = typeof contactExternalApiAuditLogs.$inferSelect;
+export type NewAuditRow = typeof contactExternalApiAuditLogs.$inferInsert;
+
+export async function insertAuditLog(values: NewAuditRow, tx: Db): Promise<void> {
+  await tx.insert(contactExternalApiAuditLogs).values(values);
+}
+
+export async function listAuditLogs(
+  workspaceId: string,
+  contactId: string,
+  page: { limit: number; offset: number },
+  tx: Db,
+): Promise<{ rows: AuditRow[]; total: number }> {
+  const where = and(eq(contactExternalApiAuditLogs.workspaceId, workspaceId), eq(contactExternalApiAuditLogs.contactId, contactId));
+  const rows = await tx
+    .select()
+    .from(contactExternalApiAuditLogs)
+    .where(where)
+    .orderBy(desc(contactExternalApiAuditLogs.createdAt), desc(contactExternalApiAuditLogs.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  const [count] = await tx.select({ total: sql<number>`count(*)::int` }).from(contactExternalApiAuditLogs).where(where);
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** Deletes entries older than the cut-off; returns how many. */
+export async function deleteAuditLogsBefore(cutoff: Date, tx: Db): Promise<number> {
+  const deleted = await tx
+    .delete(contactExternalApiAuditLogs)
+    .where(lt(contactExternalApiAuditLogs.createdAt, cutoff))
+    .returning({ id: contactExternalApiAuditLogs.id });
+  return deleted.length;
+}

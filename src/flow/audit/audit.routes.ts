@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { requireSession } from '../auth/require-session.ts';
+import type { CrmCaller } from '../callers.ts';
+import { findContact } from '../contacts/contacts.repo.ts';
+import { assertAdministrator, metaOf, pageOf } from '../crm/access.ts';
+import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
+import { sessionCaller } from '../request-context.ts';
+import { listAuditLogs } from './audit.repo.ts';
+
+const AuditEntry = z
+  .object({
+    id: UuidSchema,
+    action: z.enum(['created', 'updated', 'restored', 'deleted']),
+    api_key_id: UuidSchema.nullable(),
+    api_key_prefix: z.string(),
+    changes: z
+      .record(z.string(), z.object({ before: z.unknown(), after: z.unknown() }))
+      .describe('`{field: {before, after}}` per changed field'),
+    warnings: z.array(z.string()),
+    request_id: z.string(),
+    ip: z.string().nullable(),
+    created_at: TimestampSchema,
+  })
+  .meta({ id: 'ContactAuditEntry' });
+
+/** Administrators read a contact's trail, deleted contacts included (that is when it matters most). */
+async function readTrail(caller: CrmCaller, workspaceId: string, contactId: string, page: { limit: number; offset: number }, db: Db) {
+  assertAdministrator(caller, workspaceId, 'read audit logs');
+  if (!(await findContact(workspaceId, contactId, { includeDeleted: true }, db)))
+    throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
+  return listAuditLogs(workspaceId, contactId, page, db);
+}
+
+export async function auditRoutes(app: AppInstance) {
+  const { db } = app.vetflow.database;
+  app.addHook('onRequest', requireSession);
+  app.get(
+    '/api/workspaces/:workspace_id/contacts/:contact_id/audit-logs',
+    {
+      schema: {
+        summary: "A contact's external API audit trail",
+        description:
+          'One entry per successful external PUT/DELETE, newest first, kept AUDIT_RETENTION_DAYS (90) days. Administrators only.',
+        tags: ['CRM contacts'],
+        security: [{ CrmSession: [] }],
+        params: z.object({ workspace_id: UuidSchema, contact_id: UuidSchema }),
+        querystring: PageQuery,
+        response: { 200: z.object({ data: z.array(AuditEntry), meta: PageMeta }), ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { rows, total } = await readTrail(sessionCaller(request), request.params.workspace_id, request.params.contact_id, page, db);
+      return {
+        data: rows.map((row) => ({
+          id: row.id,
+          action: row.action,
+          api_key_id: row.apiKeyId,
+          api_key_prefix: row.apiKeyPrefix,
+          changes: row.changes,
+          warnings: row.warnings,
+          request_id: row.requestId,
+          ip: row.ip,
+          created_at: toTimestamp(row.createdAt),
+        })),
+        meta: metaOf(page, total),
+      };
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import type { ContactRow } from './contacts.repo.ts';
+
+// The contact as the external API shows it (DECISIONS §5): never pets, the legacy id or the
+// "edited in flow" marks.
+export const ContactProjection = z
+  .object({
+    id: UuidSchema,
+    external_id: z.string().nullable(),
+    document: z.string().nullable(),
+    name: z.string(),
+    phone: z.string().describe('E.164; Brazilian mobiles always with the ninth digit'),
+    email: z.string().nullable(),
+    address: z.string().nullable(),
+    source: z.string().nullable(),
+    profile_pic_url: z.string().nullable(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .meta({ id: 'Contact' });
+
+export function toProjection(row: ContactRow): z.infer<typeof ContactProjection> {
+  return {
+    id: row.id,
+    external_id: row.externalId,
+    document: row.document,
+    name: row.name,
+    phone: row.phone,
+    email: row.email,
+    address: row.address,
+    source: row.source,
+    profile_pic_url: row.profilePicUrl,
+    created_at: toTimestamp(row.createdAt),
+    updated_at: toTimestamp(row.updatedAt),
+  };
+}
+
+const notNull = (field: string) => (issue: { input?: unknown }) =>
+  issue.input === null ? `${field} cannot be cleared (null is not allowed)` : undefined;
+
+/** Limits on every text field (characters, after trimming). */
+export const CONTACT_LIMITS = {
+  external_id: 100,
+  document: 50,
+  name: 200,
+  phone: 40,
+  email: 254,
+  address: 500,
+  source: 100,
+  profile_pic_url: 2048,
+} as const;
+
+const clearable = (field: keyof typeof CONTACT_LIMITS, description: string) =>
+  z
+    .string()
+    .max(CONTACT_LIMITS[field])
+    .nullable()
+    .optional()
+    .describe(`${description} Up to ${CONTACT_LIMITS[field]} characters; \`null\` or "" clears it.`);
+
+export const ContactUpsertBody = z
+  .strictObject({
+    external_id: clearable('external_id', "The contact's id in the caller's system (opaque text). Identifier, matched first."),
+    document: clearable('document', 'CPF/CNPJ or other document, compared as sent (trimmed). Identifier, matched second.'),
+    phone: z
+      .string({ error: notNull('phone') })
+      .max(CONTACT_LIMITS.phone)
+      .optional()
+      .describe('Required to create. Parsed with default region BR and stored in E.164; identifier, matched third.'),
+    name: z
+      .string({ error: notNull('name') })
+      .max(CONTACT_LIMITS.name)
+      .optional()
+      .describe('Required to create; 1-200 characters.'),
+    email: clearable('email', 'Must look like an e-mail address.'),
+    address: clearable('address', 'Free text.'),
+    source: clearable('source', 'Where the contact came from (free text).'),
+    profile_pic_url: clearable('profile_pic_url', 'An http(s) URL.'),
+  })
+  .describe(
+    'At least one of external_id, document, phone. Absent fields are left as they are. Unknown fields, ' +
+      '`legacy_id` and `null` for name or phone → 400.',
+  )
+  .meta({ id: 'ContactUpsert' });
+
+export type ContactUpsert = z.infer<typeof ContactUpsertBody>;
+
+export const UPSERT_WARNINGS = ['name_not_applied_user_edited_in_flow', 'phone_not_applied_user_edited_in_flow'] as const;
+export type UpsertWarning = (typeof UPSERT_WARNINGS)[number];
+
+export const UpsertResponse = z
+  .object({
+    contact: ContactProjection,
+    action: z.enum(['created', 'updated', 'restored']),
+    matched_by: z.enum(['external_id', 'document', 'phone']).nullable(),
+    warnings: z.array(z.enum(UPSERT_WARNINGS)),
+  })
+  .meta({ id: 'ContactUpsertResult' });

@@ -1,0 +1,31 @@
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { insertAuditLog } from '../audit/audit.repo.ts';
+import type { ApiKeyCaller } from '../callers.ts';
+import { type ContactRow, findContact, updateContact } from './contacts.repo.ts';
+import { auditEntry, type RequestMeta } from './upsert.service.ts';
+
+/** GET /external/.../contacts/{id}: a deleted contact is as absent as a missing one. */
+export async function getContact(caller: ApiKeyCaller, contactId: string, db: Db): Promise<ContactRow> {
+  const contact = await findContact(caller.workspaceId, contactId, {}, db);
+  if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
+  return contact;
+}
+
+/**
+ * DELETE /external/.../contacts/{id}: soft delete, idempotent. Deleting an already deleted contact
+ * succeeds again (and is audited again, with no changes: every successful DELETE leaves a row);
+ * an id this workspace never had → 404.
+ */
+export async function deleteContact(caller: ApiKeyCaller, contactId: string, meta: RequestMeta, db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    const contact = await findContact(caller.workspaceId, contactId, { includeDeleted: true, lock: true }, tx);
+    if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
+    let changes = {};
+    if (!contact.deletedAt) {
+      const deleted = await updateContact(contact.id, { deletedAt: new Date() }, tx);
+      changes = { deleted_at: { before: null, after: deleted.deletedAt!.toISOString() } };
+    }
+    await insertAuditLog(auditEntry(caller, contact.id, 'deleted', changes, [], meta), tx);
+  });
+}

@@ -1,0 +1,19 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
+/**
+ * A phone in its one canonical form: E.164 after parsing with default region BR. Brazilian mobiles
+ * gained a ninth digit (a leading 9) in 2012-2016, and ERPs still hold both forms: a 10-digit
+ * national number whose subscriber part starts with 6-9 is an old-style mobile, so the 9 is added.
+ * Landlines (subscriber part 2-5) keep 8 digits. Returns undefined for anything that is not a valid number.
+ */
+export function normalizePhone(input: string): string | undefined {
+  const parsed = parsePhoneNumberFromString(input.trim(), 'BR');
+  if (!parsed) return undefined;
+  if (parsed.countryCallingCode === '55') {
+    let national = String(parsed.nationalNumber);
+    if (/^[1-9]{2}[6-9]\d{7}$/.test(national)) national = `${national.slice(0, 2)}9${national.slice(2)}`;
+    const canonical = parsePhoneNumberFromString(`+55${national}`);
+    return canonical?.isValid() ? canonical.number : undefined;
+  }
+  return parsed.isValid() ? parsed.number : undefined;
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { CONTACT_SYNC_POLICIES } from '../../platform/db/schema/index.ts';
+import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import { requireSession } from '../auth/require-session.ts';
+import { sessionCaller } from '../request-context.ts';
+import { changeSyncPolicy, configureSurvey, readWorkspace } from './settings.service.ts';
+
+const WorkspaceParams = z.object({ workspace_id: UuidSchema });
+const SurveyConfig = z.object({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }).meta({ id: 'SurveyConfig' });
+const Settings = z
+  .object({
+    contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES).describe('`flow`: CRM edits of name/phone win; `erp`: the ERP always wins'),
+  })
+  .meta({ id: 'WorkspaceSettings' });
+const security = [{ CrmSession: [] }];
+const tags = ['CRM settings'];
+
+/** `W/survey-config` and `W/settings`: any user reads, administrators change. */
+export async function settingsRoutes(app: AppInstance) {
+  const { db } = app.vetflow.database;
+  app.addHook('onRequest', requireSession);
+  const base = '/api/workspaces/:workspace_id';
+
+  app.get(
+    `${base}/survey-config`,
+    {
+      schema: {
+        summary: 'Read the survey configuration',
+        tags,
+        security,
+        params: WorkspaceParams,
+        response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const workspace = await readWorkspace(sessionCaller(request), request.params.workspace_id, db);
+      return { enabled: workspace.surveyEnabled, survey_stage_id: workspace.surveyStageId };
+    },
+  );
+
+  app.put(
+    `${base}/survey-config`,
+    {
+      schema: {
+        summary: 'Configure satisfaction surveys',
+        description: 'Administrators only. Enabling needs a pipeline stage of this workspace (the stage a surveyed lead moves to).',
+        tags,
+        security,
+        params: WorkspaceParams,
+        body: z.strictObject({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }),
+        response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const workspace = await configureSurvey(sessionCaller(request), request.params.workspace_id, request.body, db);
+      return { enabled: workspace.surveyEnabled, survey_stage_id: workspace.surveyStageId };
+    },
+  );
+
+  app.get(
+    `${base}/settings`,
+    {
+      schema: {
+        summary: 'Read workspace settings',
+        tags,
+        security,
+        params: WorkspaceParams,
+        response: { 200: Settings, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      contact_sync_policy: (await readWorkspace(sessionCaller(request), request.params.workspace_id, db)).contactSyncPolicy,
+    }),
+  );
+
+  app.patch(
+    `${base}/settings`,
+    {
+      schema: {
+        summary: 'Change workspace settings',
+        description: 'Administrators only.',
+        tags,
+        security,
+        params: WorkspaceParams,
+        body: z.strictObject({ contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES) }),
+        response: { 200: Settings, ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const workspace = await changeSyncPolicy(sessionCaller(request), request.params.workspace_id, request.body.contact_sync_policy, db);
+      return { contact_sync_policy: workspace.contactSyncPolicy };
+    },
+  );
+}

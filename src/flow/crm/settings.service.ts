@@ -1,0 +1,42 @@
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { CrmCaller } from '../callers.ts';
+import { findWorkspace, updateWorkspace, type WorkspaceRow } from '../workspaces/workspaces.repo.ts';
+import { assertAdministrator, assertMember } from './access.ts';
+import { stageOrThrow } from './pipeline.service.ts';
+
+async function workspaceOrThrow(workspaceId: string, db: Db): Promise<WorkspaceRow> {
+  const workspace = await findWorkspace(workspaceId, db);
+  if (!workspace) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
+  return workspace;
+}
+
+export async function readWorkspace(caller: CrmCaller, workspaceId: string, db: Db): Promise<WorkspaceRow> {
+  assertMember(caller, workspaceId);
+  return workspaceOrThrow(workspaceId, db);
+}
+
+export async function changeSyncPolicy(caller: CrmCaller, workspaceId: string, policy: WorkspaceRow['contactSyncPolicy'], db: Db) {
+  assertAdministrator(caller, workspaceId, 'change workspace settings');
+  await workspaceOrThrow(workspaceId, db);
+  return (await updateWorkspace(workspaceId, { contactSyncPolicy: policy }, db))!;
+}
+
+/** Enabling surveys needs a survey stage of this workspace; disabling may keep or clear it. */
+export async function configureSurvey(
+  caller: CrmCaller,
+  workspaceId: string,
+  input: { enabled: boolean; survey_stage_id: string | null },
+  db: Db,
+) {
+  assertAdministrator(caller, workspaceId, 'change the survey configuration');
+  await workspaceOrThrow(workspaceId, db);
+  if (input.enabled && !input.survey_stage_id) {
+    throw new AppError('INVALID_REQUEST', 'An enabled survey needs a survey_stage_id', {
+      field: 'survey_stage_id',
+      reason: 'required when enabled',
+    });
+  }
+  if (input.survey_stage_id) await stageOrThrow(workspaceId, input.survey_stage_id, db);
+  return (await updateWorkspace(workspaceId, { surveyEnabled: input.enabled, surveyStageId: input.survey_stage_id }, db))!;
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { defineJob } from '../../platform/jobs.ts';
+import type { MessagingProvider } from '../../providers/messaging/port.ts';
+import { findMessageForDelivery, markMessage } from './surveys.repo.ts';
+
+/**
+ * Delivers a queued survey message through the configured messaging provider. Sent in the trigger's
+ * transaction, so it exists only for a committed survey; a message already sent is skipped (a
+ * retried job never sends twice after success). After the last retry the message is marked failed.
+ */
+export function surveyMessageJob(deps: { db: Db; provider: MessagingProvider }) {
+  return defineJob({
+    name: 'flow.survey-message',
+    payload: z.object({ messageId: z.uuid() }),
+    queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, retryDelayMax: 600 },
+    async handle({ messageId }, { logger, retryCount, retryLimit, signal }) {
+      const found = await findMessageForDelivery(messageId, deps.db);
+      if (!found || found.message.status === 'sent') return;
+      try {
+        const { providerMessageId } = await deps.provider.send(
+          {
+            messageId,
+            workspaceId: found.chat.workspaceId,
+            chatId: found.chat.id,
+            channel: found.chat.channel,
+            to: found.phone,
+            kind: found.message.kind,
+            body: found.message.body,
+          },
+          signal,
+        );
+        await markMessage(messageId, { status: 'sent', provider: deps.provider.name, providerMessageId, sentAt: new Date() }, deps.db);
+      } catch (error) {
+        if (retryCount >= retryLimit) await markMessage(messageId, { status: 'failed', provider: deps.provider.name }, deps.db);
+        logger.warn({ err: error, messageId }, 'survey message not delivered');
+        throw error;
+      }
+    },
+  });
+}

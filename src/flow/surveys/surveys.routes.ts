@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
+import type { AppInstance } from '../../platform/http/types.ts';
+import type { FlowModule } from '../flow.module.ts';
+import { parseBody } from '../http/body.ts';
+import { keyCaller } from '../request-context.ts';
+import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, triggerSurvey } from './surveys.service.ts';
+
+const TriggerBody = z
+  .strictObject({
+    external_id: z.string().max(100).optional(),
+    document: z.string().max(50).optional(),
+    phone: z.string().max(40).optional(),
+    reason: z.string().max(100).optional().describe(`Default \`${DEFAULT_SURVEY_REASON}\``),
+  })
+  .describe('One of external_id, document, phone (same lookup order as the contact upsert; deleted contacts are not found).')
+  .meta({ id: 'SurveyTrigger' });
+
+const TriggerResult = z
+  .object({
+    triggered: z.boolean(),
+    lead_id: UuidSchema,
+    contact_id: UuidSchema,
+    reason: z
+      .string()
+      .describe(`When triggered, the request's reason; otherwise why not: ${NOT_TRIGGERED.map((r) => `\`${r}\``).join(', ')}`),
+  })
+  .meta({ id: 'SurveyTriggerResult' });
+
+export async function externalSurveyRoutes(app: AppInstance, { module }: { module: FlowModule }) {
+  const { database, jobs } = app.vetflow;
+  app.post(
+    '/workspaces/:workspace_id/satisfaction-surveys',
+    {
+      config: { crmAuth: { scope: 'satisfaction:write' } },
+      attachValidation: true,
+      schema: {
+        summary: 'Trigger a satisfaction survey',
+        description:
+          'Needs an active contact with an active lead (else 404). Answers 200 `triggered: true` when the survey ' +
+          'configuration is enabled, no survey was sent for this lead and the contact has a chat: the lead moves to the ' +
+          'survey stage and a survey message is queued to the newest chat. Otherwise 200 `triggered: false` with the reason. ' +
+          'Concurrent triggers send one survey. Invalid body or no identifier → 400.',
+        tags: ['CRM external: surveys'],
+        security: [{ CrmBearer: [] }],
+        params: z.object({ workspace_id: UuidSchema }),
+        body: TriggerBody,
+        response: { 200: TriggerResult, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) =>
+      triggerSurvey(keyCaller(request), parseBody(TriggerBody, request.body), { db: database.db, jobs, job: module.surveyMessage }),
+  );
+}
