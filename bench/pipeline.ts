@@ -81,7 +81,7 @@ function summarize(
   };
 }
 
-async function createNote(vetflow: VetflowServer, i: number): Promise<{ id: string; ms: number }> {
+export async function createNote(vetflow: VetflowServer, i: number): Promise<{ id: string; ms: number }> {
   const response = await uploadFile({
     url: `${vetflow.baseUrl}/notes/v1/notes`,
     filePath: FIXTURE_MP3,

@@ -5,13 +5,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type BenchDatabase, createBenchDatabase } from './lib/database.ts';
 import { rssBytes } from './lib/proc.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
-import { type BenchServer, startBareUploadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
+import { type BenchServer, startBareReadServer, startBareUploadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
 import { runPipelineBench } from './pipeline.ts';
+import { runReadsBench } from './reads.ts';
 import { runUploadBench } from './upload.ts';
 
-// npm run bench: a fresh Postgres database, a real `node src/main.ts` and a bare Fastify +
-// @fastify/multipart process side by side; every figure is printed next to its baseline from
-// this same run. Benchmarks print, never assert: a non-zero exit means something broke.
+// npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
+// processes side by side; every figure is printed next to its baseline from this same run.
+// Benchmarks print, never assert: a non-zero exit means something broke.
+// `node bench/run.ts [upload] [pipeline] [reads]` runs only the sections named (default: all).
+
+const SECTIONS = ['upload', 'pipeline', 'reads'] as const;
+const selected = new Set(process.argv.slice(2));
+for (const name of selected) {
+  if (!(SECTIONS as readonly string[]).includes(name)) {
+    console.error(`unknown section ${name}; expected some of: ${SECTIONS.join(' ')}`);
+    process.exit(2);
+  }
+}
+const runs = (section: (typeof SECTIONS)[number]) => selected.size === 0 || selected.has(section);
 
 const AUDIO_MAX_BYTES = 104_857_600;
 const settings = {
@@ -23,7 +35,17 @@ const settings = {
   sequentialNotes: Number(process.env.BENCH_SEQUENTIAL_NOTES ?? 20),
   burstNotes: Number(process.env.BENCH_BURST_NOTES ?? 40),
   burstConcurrency: Number(process.env.BENCH_BURST_CONCURRENCY ?? 4),
+  readConnections: Number(process.env.BENCH_READ_CONNECTIONS ?? 50),
+  readWarmupMs: Number(process.env.BENCH_READ_WARMUP_MS ?? 2_000),
+  readDurationMs: Number(process.env.BENCH_READ_DURATION_MS ?? 8_000),
+  listNotes: Number(process.env.BENCH_LIST_NOTES ?? 1_000_000),
+  listConnections: Number(process.env.BENCH_LIST_CONNECTIONS ?? 4),
+  listWarmupMs: Number(process.env.BENCH_LIST_WARMUP_MS ?? 1_000),
+  listDurationMs: Number(process.env.BENCH_LIST_DURATION_MS ?? 5_000),
 };
+// The administrator's per-key limit (1000/min) would answer 429 within a second of load; the
+// limiter itself still runs on every request (one counter upsert), only its ceiling is raised.
+const READS_RATE_LIMIT = '1000000000';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 async function cleanUp() {
@@ -38,7 +60,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main() {
   const machine = { cpus: os.availableParallelism(), node: process.version, loadavg: os.loadavg().map((v) => Number(v.toFixed(2))) };
-  process.stdout.write(`vetflow benchmarks — ${machine.cpus} cores, Node ${machine.node}, load ${machine.loadavg.join(' ')}\n`);
+  process.stdout.write(
+    `vetflow benchmarks (${selected.size === 0 ? 'all' : [...selected].join(' ')}) — ${machine.cpus} cores, Node ${machine.node}, load ${machine.loadavg.join(' ')}\n`,
+  );
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vetflow-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
@@ -48,56 +72,100 @@ async function main() {
   const bareDir = path.join(workDir, 'bare');
   await mkdir(bareDir);
 
-  progress('starting vetflow and the bare upload server');
+  progress('starting vetflow and the bare baseline servers');
   const vetflow: VetflowServer = await startVetflow({
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,
     AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES),
+    ...(runs('reads') ? { RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: READS_RATE_LIMIT } : {}),
   });
   cleanups.push(() => vetflow.stop());
-  const bare: BenchServer = await startBareUploadServer(bareDir, AUDIO_MAX_BYTES);
-  cleanups.push(() => bare.stop());
+  let bare: BenchServer | undefined;
+  if (runs('upload')) {
+    bare = await startBareUploadServer(bareDir, AUDIO_MAX_BYTES);
+    cleanups.push(() => bare!.stop());
+  }
+  let bareRead: BenchServer | undefined;
+  if (runs('reads')) {
+    // Same pool size as vetflow's (DATABASE_POOL_MAX, default 10).
+    bareRead = await startBareReadServer(database.url, 10);
+    cleanups.push(() => bareRead!.stop());
+  }
 
-  // Idle: both processes started, nothing requested yet (vetflow's workers and cron are running).
+  // Idle: the processes started, nothing requested yet (vetflow's workers and cron are running).
   await sleep(2_000);
-  const idle = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6, bare_rss_mb: rssBytes(bare.pid) / 1e6 };
-  printTable('Idle server', [
-    {
-      measurement: 'idle RSS, vetflow vs bare Fastify + multipart',
-      value: fmt.mb(idle.vetflow_rss_mb * 1e6),
-      baseline: fmt.mb(idle.bare_rss_mb * 1e6),
-      ratio: fmt.ratio(idle.vetflow_rss_mb / idle.bare_rss_mb),
-    },
-  ]);
+  let idle: { vetflow_rss_mb: number; bare_rss_mb: number } | undefined;
+  if (bare) {
+    idle = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6, bare_rss_mb: rssBytes(bare.pid) / 1e6 };
+    printTable('Idle server', [
+      {
+        measurement: 'idle RSS, vetflow vs bare Fastify + multipart',
+        value: fmt.mb(idle.vetflow_rss_mb * 1e6),
+        baseline: fmt.mb(idle.bare_rss_mb * 1e6),
+        ratio: fmt.ratio(idle.vetflow_rss_mb / idle.bare_rss_mb),
+      },
+    ]);
+  }
 
-  const upload = await runUploadBench({
-    workDir,
-    vetflow,
-    vetflowAudioDir: path.join(dataDir, 'audio'),
-    bare,
-    bareDir,
-    fileBytes: settings.fileBytes,
-    repetitions: settings.repetitions,
-    concurrency: settings.concurrency,
-  });
-  printTable(
-    `Upload of ${fmt.mb(settings.fileBytes)} WAV over HTTP (MB = 10^6 bytes; speeds are medians of ${settings.repetitions}, RSS growth the worst)`,
-    upload.rows,
-  );
+  const upload = bare
+    ? await runUploadBench({
+        workDir,
+        vetflow,
+        vetflowAudioDir: path.join(dataDir, 'audio'),
+        bare,
+        bareDir,
+        fileBytes: settings.fileBytes,
+        repetitions: settings.repetitions,
+        concurrency: settings.concurrency,
+      })
+    : undefined;
+  if (upload) {
+    printTable(
+      `Upload of ${fmt.mb(settings.fileBytes)} WAV over HTTP (MB = 10^6 bytes; speeds are medians of ${settings.repetitions}, RSS growth the worst)`,
+      upload.rows,
+    );
+  }
 
-  const pipeline = await runPipelineBench({
-    vetflow,
-    database,
-    sequential: settings.sequentialNotes,
-    burst: settings.burstNotes,
-    burstConcurrency: settings.burstConcurrency,
-  });
-  printTable('Pipeline with the sandbox provider (23.7 s mp3 fixture)', pipeline.rows);
+  const pipeline = runs('pipeline')
+    ? await runPipelineBench({
+        vetflow,
+        database,
+        sequential: settings.sequentialNotes,
+        burst: settings.burstNotes,
+        burstConcurrency: settings.burstConcurrency,
+      })
+    : undefined;
+  if (pipeline) printTable('Pipeline with the sandbox provider (23.7 s mp3 fixture)', pipeline.rows);
+
+  const reads = bareRead
+    ? await runReadsBench({
+        vetflow,
+        bare: bareRead,
+        database,
+        connections: settings.readConnections,
+        warmupMs: settings.readWarmupMs,
+        durationMs: settings.readDurationMs,
+        listNotes: settings.listNotes,
+        listConnections: settings.listConnections,
+        listWarmupMs: settings.listWarmupMs,
+        listDurationMs: settings.listDurationMs,
+      })
+    : undefined;
+  if (reads) {
+    printTable(
+      `Reads (keep-alive load generator in its own process; ${settings.readConnections} connections, ${settings.readWarmupMs / 1000} s warm-up + ${settings.readDurationMs / 1000} s each; ` +
+        `administrator rate limit raised to ${READS_RATE_LIMIT}/min; list: ${settings.listNotes.toLocaleString('en')} notes, ${settings.listConnections} connections, ${settings.listDurationMs / 1000} s each)`,
+      reads.rows,
+    );
+    process.stdout.write(
+      `\nEXPLAIN (ANALYZE, BUFFERS) of the slowest list request (${reads.slowestPlans.label}):\n${reads.slowestPlans.page}\n\n${reads.slowestPlans.count}\n`,
+    );
+  }
 
   const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
   process.stdout.write(`\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)}\n`);
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload.summary, pipeline: pipeline.summary, after })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, after })}\n`,
   );
 }
 

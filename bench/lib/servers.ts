@@ -32,8 +32,18 @@ export async function startVetflow(env: Record<string, string>): Promise<Vetflow
 }
 
 /** The bare Fastify + @fastify/multipart route (bench/bare-upload-server.ts) writing into `dir`. */
-export async function startBareUploadServer(dir: string, maxBytes: number): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['bench/bare-upload-server.ts', dir, String(maxBytes)], {
+export function startBareUploadServer(dir: string, maxBytes: number): Promise<BenchServer> {
+  return startBareServer('bench/bare-upload-server.ts', [dir, String(maxBytes)]);
+}
+
+/** The bare Fastify + pg primary-key read (bench/bare-read-server.ts) on `databaseUrl`. */
+export function startBareReadServer(databaseUrl: string, poolMax: number): Promise<BenchServer> {
+  return startBareServer('bench/bare-read-server.ts', [databaseUrl, String(poolMax)]);
+}
+
+/** A baseline script that prints `listening <url>` once ready and exits on SIGTERM. */
+async function startBareServer(script: string, args: string[]): Promise<BenchServer> {
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { notes } from '../../platform/db/schema/index.ts';
@@ -53,7 +53,9 @@ export async function listNotes(db: Db, caller: NotesCaller, query: Query, publi
       .select()
       .from(notes)
       .where(where)
-      .orderBy(desc(notes.createdAt), desc(notes.id))
+      // NULLS LAST, as notes_clinic_created_idx is built: plain DESC means NULLS FIRST, which that
+      // index cannot return in order, so every page sorted all the matching rows (both columns are NOT NULL).
+      .orderBy(sql`${notes.createdAt} desc nulls last`, sql`${notes.id} desc nulls last`)
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
     db.select({ total: count() }).from(notes).where(where),

@@ -1,0 +1,461 @@
+import type { BenchDatabase } from './lib/database.ts';
+import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
+import { fmt, progress, type Row } from './lib/report.ts';
+import type { BenchServer, VetflowServer } from './lib/servers.ts';
+import { createNote } from './pipeline.ts';
+
+export interface ReadsBenchOptions {
+  vetflow: VetflowServer;
+  /** bench/bare-read-server.ts on the same database. */
+  bare: BenchServer;
+  database: BenchDatabase;
+  /** Keep-alive connections of the load generator for the single-note routes. */
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Notes bulk-inserted into the demo clinic before the list is measured. */
+  listNotes: number;
+  listConnections: number;
+  listWarmupMs: number;
+  listDurationMs: number;
+}
+
+const DAY_MS = 86_400_000;
+const LIST_P99_TARGET_MS = 50;
+
+/**
+ * Single-note reads against a bare Fastify + pg primary-key route (same database, same run), then
+ * the filtered list on a clinic holding `listNotes` notes, with the SQL of its two queries (page and
+ * count) timed by EXPLAIN ANALYZE to see which one costs.
+ */
+export async function runReadsBench(options: ReadsBenchOptions) {
+  const { vetflow, bare, database } = options;
+  progress('reads: one completed note with sections');
+  const { id } = await createNote(vetflow, 0);
+  await waitCompleted(database, id);
+  const [counts] = await database.query<{ sections: string; clinic_id: string }>(
+    'SELECT count(s.id) AS sections, n.clinic_id FROM notes n LEFT JOIN note_sections s ON s.note_id = n.id WHERE n.id = $1 GROUP BY n.clinic_id',
+    [id],
+  );
+  const sections = Number(counts?.sections ?? 0);
+  if (sections === 0) throw new Error('the benchmark note has no sections');
+  const clinicId = counts!.clinic_id;
+
+  const apiHeaders = { 'x-api-key': vetflow.apiKey };
+  const load = (label: string, server: BenchServer, paths: string[], headers: Record<string, string> = {}, list = false) => {
+    const config: LoadConfig = {
+      url: server.baseUrl,
+      paths,
+      headers,
+      connections: list ? options.listConnections : options.connections,
+      warmupMs: list ? options.listWarmupMs : options.warmupMs,
+      durationMs: list ? options.listDurationMs : options.durationMs,
+    };
+    progress(`reads: ${label}, ${config.connections} connections, ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s`);
+    return runLoad(config).then((result) => checked(label, result));
+  };
+
+  // The baseline runs before and after the vetflow routes; the ratios use the mean of both, so a
+  // drift of the shared machine's load during the section shows as a gap between the two.
+  const bareFirst = await load('bare PK SELECT route', bare, [`/notes/${id}`]);
+  const note = await load('GET /notes/{id}', vetflow, [`/notes/v1/notes/${id}`], apiHeaders);
+  const status = await load('GET /notes/{id}/status', vetflow, [`/notes/v1/notes/${id}/status`], apiHeaders);
+  const bareSecond = await load('bare PK SELECT route (again)', bare, [`/notes/${id}`]);
+
+  progress(`reads: inserting ${options.listNotes.toLocaleString('en')} notes into the demo clinic`);
+  const seedStarted = performance.now();
+  await seedNotes(database, clinicId, options.listNotes);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  progress(`reads: inserted in ${seedSeconds.toFixed(1)} s; VACUUM ANALYZE notes`);
+  const vacuumStarted = performance.now();
+  await database.query('VACUUM (ANALYZE) notes');
+  const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+
+  const from = new Date(Date.now() - 30 * DAY_MS).toISOString().slice(0, 10);
+  const listCases: ListCase[] = [
+    { label: `?name=joao&from=${from} (30 days)`, query: { name: 'joao', from } },
+    { label: '?name=silva', query: { name: 'silva' } },
+    { label: '?name=ção&transcription_status=completed', query: { name: 'ção', transcription_status: 'completed' } },
+    { label: '?name=maria silva&from (30 days)', query: { name: 'maria silva', from } },
+    { label: ' (no filter, first page)', query: {} },
+  ];
+  const list = [];
+  for (const listCase of listCases) {
+    const path = `/notes/v1/notes?${new URLSearchParams(listCase.query).toString()}`;
+    const result = await load(`GET ${path}`, vetflow, [path], apiHeaders, true);
+    const sql = await explainList(database, clinicId, listCase.query);
+    list.push({ label: listCase.label, path, ...result, sql });
+  }
+  const slowest = list.reduce((a, b) => (b.p99_ms > a.p99_ms ? b : a));
+
+  const summary = summarize(options, {
+    id,
+    sections,
+    bareFirst,
+    bareSecond,
+    note,
+    status,
+    seedSeconds,
+    vacuumSeconds,
+    list,
+    slowest: slowest.label,
+  });
+  return {
+    summary,
+    rows: rowsOf(summary),
+    slowestPlans: { label: slowest.label, page: slowest.sql.page.plan, count: slowest.sql.count.plan },
+  };
+}
+
+function summarize(
+  options: ReadsBenchOptions,
+  m: {
+    id: string;
+    sections: number;
+    bareFirst: LoadResult;
+    bareSecond: LoadResult;
+    note: LoadResult;
+    status: LoadResult;
+    seedSeconds: number;
+    vacuumSeconds: number;
+    list: ({ label: string; path: string; sql: { page: Explained; count: Explained; total: number } } & LoadResult)[];
+    slowest: string;
+  },
+) {
+  const { id, sections, bareFirst, bareSecond, note, status, seedSeconds, vacuumSeconds, list, slowest } = m;
+  const baselineRps = (bareFirst.rps + bareSecond.rps) / 2;
+  return {
+    note_id: id,
+    note_sections: sections,
+    connections: options.connections,
+    warmup_ms: options.warmupMs,
+    duration_ms: options.durationMs,
+    baseline: { first: bareFirst, second: bareSecond, rps: baselineRps },
+    note: { ...note, ratio: note.rps / baselineRps, target: 0.7 },
+    status: { ...status, ratio: status.rps / baselineRps, target: 0.85 },
+    list: {
+      notes: options.listNotes,
+      seed_seconds: seedSeconds,
+      vacuum_analyze_seconds: vacuumSeconds,
+      connections: options.listConnections,
+      warmup_ms: options.listWarmupMs,
+      duration_ms: options.listDurationMs,
+      p99_target_ms: LIST_P99_TARGET_MS,
+      cases: list.map(({ sql, ...rest }) => ({
+        ...rest,
+        sql_page_ms: sql.page.ms,
+        sql_count_ms: sql.count.ms,
+        total: sql.total,
+        page_plan_nodes: sql.page.nodes,
+        count_plan_nodes: sql.count.nodes,
+      })),
+      slowest,
+    },
+  };
+}
+
+function checked(label: string, result: LoadResult): LoadResult {
+  const ok = result.statuses['200'] ?? 0;
+  if (result.errors > 0 || ok !== result.requests || result.requests === 0) {
+    throw new Error(`${label}: ${result.errors} socket errors, statuses ${JSON.stringify(result.statuses)}`);
+  }
+  return result;
+}
+
+async function waitCompleted(database: BenchDatabase, id: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const [row] = await database.query<{ transcription_status: string }>('SELECT transcription_status FROM notes WHERE id = $1', [id]);
+    if (row?.transcription_status === 'completed') return;
+    if (row?.transcription_status === 'failed' || Date.now() > deadline) throw new Error(`note ${id} is ${row?.transcription_status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// Portuguese first names and surnames, most frequent first: each is drawn as
+// floor(n × random()^1.5), so the head of each list is common ("João" ~9 % of first names, "Silva"
+// ~7 % of each surname slot) and the tail rare, roughly like a real patient register.
+const FIRST_NAMES = [
+  'João',
+  'Maria',
+  'José',
+  'Ana',
+  'António',
+  'Francisco',
+  'Manuel',
+  'Joana',
+  'Luís',
+  'Inês',
+  'Pedro',
+  'Beatriz',
+  'Tomás',
+  'Mariana',
+  'Gonçalo',
+  'Leonor',
+  'Rodrigo',
+  'Matilde',
+  'Sebastião',
+  'Conceição',
+  'Rafael',
+  'Carolina',
+  'Diogo',
+  'Lúcia',
+  'Afonso',
+  'Júlia',
+  'Simão',
+  'Mónica',
+  'Sérgio',
+  'Bárbara',
+  'Vitória',
+  'Cátia',
+  'Fábio',
+  'Márcia',
+  'Nuno',
+  'Sónia',
+  'Rúben',
+  'Célia',
+  'André',
+  'Sofia',
+  'Vânia',
+  'Hélder',
+  'Benedita',
+  'Caetano',
+  'Irene',
+  'Estêvão',
+];
+const SURNAMES = [
+  'Silva',
+  'Santos',
+  'Ferreira',
+  'Pereira',
+  'Oliveira',
+  'Costa',
+  'Rodrigues',
+  'Martins',
+  'Jesus',
+  'Sousa',
+  'Fernandes',
+  'Gonçalves',
+  'Gomes',
+  'Lopes',
+  'Marques',
+  'Alves',
+  'Almeida',
+  'Ribeiro',
+  'Pinto',
+  'Carvalho',
+  'Teixeira',
+  'Moreira',
+  'Correia',
+  'Mendes',
+  'Nunes',
+  'Soares',
+  'Vieira',
+  'Monteiro',
+  'Cardoso',
+  'Rocha',
+  'Raposo',
+  'Neves',
+  'Coelho',
+  'Cruz',
+  'Cunha',
+  'Pires',
+  'Ramos',
+  'Reis',
+  'Simões',
+  'Antunes',
+  'Matos',
+  'Fonseca',
+  'Machado',
+  'Araújo',
+  'Barbosa',
+  'Tavares',
+  'Lourenço',
+  'Castro',
+  'Figueiredo',
+  'Azevedo',
+  'Freitas',
+  'Falcão',
+  'Assunção',
+  'Brandão',
+  'Galvão',
+  'Romão',
+  'Conceição',
+  'Magalhães',
+  'Guimarães',
+  'Estêvão',
+];
+
+/**
+ * `count` notes for the clinic in one INSERT ... SELECT generate_series (deterministic: setseed):
+ * names "First Surname Surname", created over the last 12 months, 94 % completed / 4 % failed /
+ * 2 % pending, 80 % with an external id. Transcripts stay NULL (the list never reads them; real
+ * ones are TOASTed out of the heap anyway), and no sections: the list does not join them.
+ */
+async function seedNotes(database: BenchDatabase, clinicId: string, count: number) {
+  // Bulk-load practice: the secondary indexes are dropped and rebuilt from their own definitions
+  // (pg_get_indexdef, so nothing drifts from the migrations): building the trigram GIN index once
+  // takes a fraction of maintaining it row by row (~95 s for the whole insert here otherwise).
+  const indexes = await database.query<{ name: string; definition: string }>(
+    `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+      WHERE i.indrelid = 'notes'::regclass AND NOT i.indisprimary`,
+  );
+  for (const index of indexes) await database.query(`DROP INDEX ${index.name}`);
+  await database.query('SELECT setseed(0.42)');
+  await database.query(
+    `INSERT INTO notes (clinic_id, name, gender, external_id, audio_name, audio_key, audio_format, audio_bytes, audio_sha256,
+                        audio_duration_seconds, transcription_status, failure, attempts, processing_started_at, completed_at,
+                        created_at, updated_at)
+     SELECT $1::uuid, x.name, x.gender,
+            CASE WHEN x.r_external < 0.8 THEN 'ERP-' || lpad(x.i::text, 8, '0') END,
+            'consulta-' || x.i || '.mp3', 'bench/' || x.i || '.mp3', 'mp3', 200000 + (x.r_external * 20000000)::int,
+            encode(sha256(x.i::text::bytea), 'hex'), 60 + x.r_external * 1740,
+            x.status,
+            CASE WHEN x.status = 'failed' THEN '{"code":"TRANSCRIPTION_FAILED","message":"provider error"}'::jsonb END,
+            CASE WHEN x.status = 'pending' THEN 0 ELSE 1 END,
+            CASE WHEN x.status <> 'pending' THEN x.created + interval '15 ms' END,
+            CASE WHEN x.status = 'completed' THEN x.created + interval '4 s' END,
+            x.created,
+            x.created + CASE WHEN x.status = 'pending' THEN interval '0' ELSE interval '4 s' END
+       FROM (SELECT g.i,
+                    ($3::text[])[1 + floor(power(random(), 1.5) * array_length($3::text[], 1))::int] || ' ' ||
+                    ($4::text[])[1 + floor(power(random(), 1.5) * array_length($4::text[], 1))::int] || ' ' ||
+                    ($4::text[])[1 + floor(power(random(), 1.5) * array_length($4::text[], 1))::int] AS name,
+                    CASE WHEN random() < 0.5 THEN 'female' ELSE 'male' END AS gender,
+                    random() AS r_external,
+                    CASE WHEN g.r < 0.94 THEN 'completed' WHEN g.r < 0.98 THEN 'failed' ELSE 'pending' END AS status,
+                    now() - random() * interval '365 days' AS created
+               FROM (SELECT i, random() AS r FROM generate_series(1, $2::int) AS i) AS g) AS x`,
+    [clinicId, count, FIRST_NAMES, SURNAMES],
+  );
+  await database.query(`SET maintenance_work_mem = '256MB'`);
+  for (const index of indexes) await database.query(index.definition);
+  await database.query('RESET maintenance_work_mem');
+  return indexes.map((index) => index.name);
+}
+
+interface ListCase {
+  label: string;
+  query: Record<string, string>;
+}
+
+interface Explained {
+  ms: number;
+  /** The plan's node types, outermost first ("Limit > Sort > Bitmap Heap Scan > ..."). */
+  nodes: string;
+  plan: string;
+}
+
+/**
+ * The two statements GET /notes runs side by side (src/notes/notes/list-notes.ts: the page, and
+ * count(*) for `total`), written out in the same shape drizzle sends them (parameters included,
+ * so Postgres plans them with the values as node-postgres' unnamed statements do), timed with
+ * EXPLAIN (ANALYZE, BUFFERS).
+ */
+async function explainList(database: BenchDatabase, clinicId: string, query: Record<string, string>) {
+  const values: unknown[] = [clinicId];
+  const conditions = ['"notes"."clinic_id" = $1'];
+  if (query.transcription_status) {
+    values.push(query.transcription_status);
+    conditions.push(`"notes"."transcription_status" = $${values.length}`);
+  }
+  if (query.name) {
+    values.push(query.name.replace(/[\\%_]/g, (char) => `\\${char}`));
+    conditions.push(`vetflow_fold("notes"."name") like '%' || vetflow_fold($${values.length}) || '%'`);
+  }
+  if (query.from) {
+    values.push(new Date(`${query.from}T00:00:00Z`));
+    conditions.push(`"notes"."created_at" >= $${values.length}`);
+  }
+  const where = conditions.join(' and ');
+  const page = await explain(
+    database,
+    `select * from "notes" where (${where}) order by "notes"."created_at" desc nulls last, "notes"."id" desc nulls last limit $${values.length + 1} offset $${values.length + 2}`,
+    [...values, 10, 0],
+  );
+  const count = await explain(database, `select count(*) from "notes" where (${where})`, values);
+  const [total] = await database.query<{ count: string }>(`select count(*) from "notes" where (${where})`, values);
+  return { page, count, total: Number(total?.count ?? 0) };
+}
+
+async function explain(database: BenchDatabase, text: string, values: unknown[]): Promise<Explained> {
+  const rows = await database.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
+  const lines = rows.map((row) => row['QUERY PLAN']);
+  const ms = Number(/Execution Time: ([\d.]+) ms/.exec(lines.at(-1) ?? '')?.[1]);
+  const nodes = lines
+    .map((line) => /^\s*(?:->\s+)?([A-Z][A-Za-z ]+?)(?: using| on|\s+\(|$)/.exec(line)?.[1])
+    .filter(
+      (node): node is string =>
+        Boolean(node) &&
+        !/^(Planning|Execution|Buffers|Heap Blocks|Recheck|Filter|Rows Removed|Index Cond|Sort Key|Sort Method|Workers|Worker|Hash Cond|JIT|Functions|Options|Timing)/.test(
+          node!,
+        ),
+    )
+    .join(' > ');
+  return { ms, nodes, plan: [`-- ${text.replace(/\s+/g, ' ')}`, `-- values: ${JSON.stringify(values)}`, ...lines].join('\n') };
+}
+
+type ReadsSummary = ReturnType<typeof summarize>;
+
+function rowsOf(s: ReadsSummary): Row[] {
+  const rps = (value: number) => `${Math.round(value).toLocaleString('en')} req/s`;
+  const latency = (r: LoadResult) => `${fmt.ms(r.p50_ms)} / ${fmt.ms(r.p99_ms)}`;
+  const rows: Row[] = [
+    {
+      measurement: 'bare Fastify + pg PK SELECT (named), run 1 / run 2',
+      value: `${rps(s.baseline.first.rps)} / ${rps(s.baseline.second.rps)}`,
+      baseline: '',
+      ratio: '',
+    },
+    { measurement: '  p50 / p99, run 1', value: latency(s.baseline.first), baseline: '', ratio: '' },
+    {
+      measurement: 'GET /notes/{id} (completed, with sections)',
+      value: rps(s.note.rps),
+      baseline: rps(s.baseline.rps),
+      ratio: fmt.ratio(s.note.ratio),
+      target: '≥ 0.70×',
+    },
+    {
+      measurement: '  p50 / p99',
+      value: latency(s.note),
+      baseline: latency(s.baseline.first),
+      ratio: fmt.ratio(s.note.p99_ms / s.baseline.first.p99_ms),
+    },
+    {
+      measurement: 'GET /notes/{id}/status',
+      value: rps(s.status.rps),
+      baseline: rps(s.baseline.rps),
+      ratio: fmt.ratio(s.status.ratio),
+      target: '≥ 0.85×',
+    },
+    {
+      measurement: '  p50 / p99',
+      value: latency(s.status),
+      baseline: latency(s.baseline.first),
+      ratio: fmt.ratio(s.status.p99_ms / s.baseline.first.p99_ms),
+    },
+  ];
+  for (const c of s.list.cases) {
+    rows.push({
+      measurement: `GET /notes${c.label}, p99`,
+      value: fmt.ms(c.p99_ms),
+      baseline: `${s.list.p99_target_ms} ms`,
+      ratio: fmt.ratio(c.p99_ms / s.list.p99_target_ms),
+      target: `< ${s.list.p99_target_ms} ms`,
+    });
+    rows.push({
+      measurement: `  p50, req/s (total = ${c.total.toLocaleString('en')})`,
+      value: `${fmt.ms(c.p50_ms)}, ${rps(c.rps)}`,
+      baseline: '',
+      ratio: '',
+    });
+    rows.push({
+      measurement: '  SQL: page / count(*) (EXPLAIN ANALYZE)',
+      value: `${fmt.ms(c.sql_page_ms)} / ${fmt.ms(c.sql_count_ms)}`,
+      baseline: '',
+      ratio: '',
+    });
+  }
+  return rows;
+}
