@@ -71,16 +71,19 @@ interface StoreResult {
 
 // A @fastify/rate-limit store over one upsert per request. Windows are aligned to the clock
 // (minute boundaries), so every process agrees on when a window starts and resets.
+//
+// Every request of a key updates the same row, so requests queue on that row's lock for as long as
+// each commit takes to reach disk. The counter's commit is made asynchronous (set_config(...,
+// true) lasts only for this statement's transaction): a crash may forget the last few hundred
+// milliseconds of counts, which a rate limit can afford, while everything else stays durable.
 function postgresStore(db: Db) {
-  const hit = db
-    .insert(rateLimitCounters)
-    .values({ key: sql.placeholder('key'), windowStart: sql.placeholder('windowStart'), count: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
-      set: { count: sql`${rateLimitCounters.count} + 1` },
-    })
-    .returning({ count: rateLimitCounters.count })
-    .prepare('rate_limit_hit');
+  const hit = (key: string, windowStart: number) =>
+    db.execute<{ count: number }>(sql`
+      with async_commit as (select set_config('synchronous_commit', 'off', true))
+      insert into ${rateLimitCounters} (key, window_start, count)
+      select ${key}::text, ${windowStart}::bigint, 1 from async_commit
+      on conflict (key, window_start) do update set count = ${rateLimitCounters}.count + 1
+      returning count`);
   let lastSweep = 0;
 
   return class PostgresRateLimitStore {
@@ -94,8 +97,11 @@ function postgresStore(db: Db) {
           .where(sql`${rateLimitCounters.windowStart} < ${windowStart - 10 * timeWindow}`)
           .catch(() => {});
       }
-      hit.execute({ key, windowStart }).then(
-        (rows) => callback(null, { current: rows[0]?.count ?? 1, ttl: windowStart + timeWindow - now }),
+      hit(key, windowStart).then(
+        (result) => {
+          const rows = (result as unknown as { rows: { count: number }[] }).rows;
+          callback(null, { current: Number(rows[0]?.count ?? 1), ttl: windowStart + timeWindow - now });
+        },
         (error: Error) => callback(error),
       );
     }

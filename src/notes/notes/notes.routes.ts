@@ -6,7 +6,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { ListNotesQuery, listNotes, NoteListEnvelope } from './list-notes.ts';
 import { NoteEnvelope, NoteIdParams, StatusResultSchema } from './note.schemas.ts';
-import { getNote, noteOfClinic, prepareStatusLookup } from './notes.service.ts';
+import { noteOfClinic, prepareNoteReader, prepareStatusLookup } from './notes.service.ts';
 
 const TranscriptEnvelope = z
   .object({
@@ -28,6 +28,7 @@ const tags = ['Notes'];
 
 export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { db: Db; publicBaseUrl: string }) {
   const statusOf = prepareStatusLookup(db);
+  const readNote = prepareNoteReader(db, publicBaseUrl);
 
   app.get(
     '/notes',
@@ -89,7 +90,7 @@ export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { 
         response: { 200: NoteEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await getNote(db, notesCallerOf(request), request.params.id, publicBaseUrl) }),
+    async (request) => ({ status: 'success' as const, data: await readNote(notesCallerOf(request), request.params.id) }),
   );
 
   app.get(
