@@ -18,11 +18,15 @@ try {
 }
 
 const logger = createLogger(config);
+// A signal during start-up (an orchestrator giving up on us) closes the app under our feet; what
+// start-up then fails on is the shutdown, not a start-up error.
+let shuttingDown = false;
 
 try {
   const app = await buildApp(config, { logger });
 
   closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
+    shuttingDown = true;
     if (err) logger.error({ err }, 'shutting down after an unexpected error');
     else logger.info({ signal }, 'shutting down');
     await app.close();
@@ -57,10 +61,12 @@ try {
   }
   if (demoLogin) process.stdout.write(`${formatDemoLogin(demoLogin, config.PUBLIC_BASE_URL)}\n`);
 } catch (error) {
-  if (error instanceof DataDirInUseError) {
-    process.stderr.write(`${error.message}\n`);
+  if (shuttingDown) {
+    // closeWithGrace is closing the app and exits when done.
+    logger.info('start-up interrupted by shutdown');
   } else {
-    logger.fatal({ err: error }, 'vetflow could not start');
+    if (error instanceof DataDirInUseError) process.stderr.write(`${error.message}\n`);
+    else logger.fatal({ err: error }, 'vetflow could not start');
+    process.exit(1);
   }
-  process.exit(1);
 }

@@ -11,6 +11,7 @@ import type { NotesModule } from './notes.module.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
 import { sectionRoutes } from './sections/sections.routes.ts';
 import { uploadRoutes } from './upload/upload.routes.ts';
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
@@ -21,7 +22,11 @@ export const notesApiDescription: ApiDescription = {
     'resulting structured note. Every request carries `X-API-KEY`. Every error has the flat body ' +
     '`{error, message, code, details?, request_id}`. Rate limits per key and minute by role ' +
     '(administrator 1000, editor 500, viewer 200) with `X-RateLimit-*-Minute` headers; ' +
-    '`GET /notes/{id}/status` is not limited.',
+    '`GET /notes/{id}/status` is not limited. Successful bodies use the envelope `{status: "success", data}` ' +
+    '(lists add `meta`), webhook management included. Webhooks (`/webhooks`, administrator): events ' +
+    '`note.completed` and `note.failed` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
+    '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +
+    'retried with backoff for about 24 h on timeouts, 429 and 5xx.',
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
@@ -74,4 +79,5 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(exportRoutes, { db });
   await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
   await app.register(sectionRoutes, { db });
+  await app.register(webhookRoutes, { db, webhooks: module.webhooks });
 }

@@ -11,11 +11,13 @@ import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { createConfiguredProviders } from './pipeline/configured-providers.ts';
 import { reconcileJob } from './pipeline/reconcile.job.ts';
 import { transcribeJob } from './pipeline/transcribe.job.ts';
+import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
 
 export interface NotesModule {
   readonly storage: AudioStorage;
   readonly jobs: readonly JobDefinition<any>[];
   readonly transcribe: ReturnType<typeof transcribeJob>;
+  readonly webhooks: WebhooksModule;
 }
 
 export interface NotesProviders {
@@ -43,6 +45,7 @@ export function createNotesModule(
           prefix: config.S3_PREFIX,
         })
       : createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
+  const webhooks = createWebhooksModule(config, database, jobQueue);
   const transcribe = transcribeJob({
     db: database.db,
     storage,
@@ -51,12 +54,14 @@ export function createNotesModule(
     heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
     concurrency: config.TRANSCRIPTION_CONCURRENCY,
+    events: webhooks.noteEvents,
   });
   const reconcile = reconcileJob({
     db: database.db,
     jobs: jobQueue,
     transcribe,
     staleAfterSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS * 2 + 60,
+    events: webhooks.noteEvents,
   });
-  return { storage, jobs: [transcribe, reconcile], transcribe };
+  return { storage, jobs: [transcribe, reconcile, ...webhooks.jobs], transcribe, webhooks };
 }

@@ -77,6 +77,28 @@ const variables = z.object({
   S3_PREFIX: z.string().default('audio/'),
 
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  // Delays before each retry of a failed webhook delivery (timeouts, 429, 5xx), each with ±20 %
+  // jitter; the default adds up to about 24 h. Shortened in tests.
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,21600')
+    .transform((value, ctx) => {
+      const delays = value.split(',').map((part) => Number(part.trim()));
+      if (delays.length === 0 || delays.some((delay) => !Number.isFinite(delay) || delay < 0 || delay > 7 * 86_400)) {
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated seconds, e.g. 5,300,1800' });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
+  WEBHOOK_DISABLE_AFTER_SECONDS: int(259_200, 1),
+  // AES-256-GCM key for webhook signing secrets at rest: 32 bytes as base64 or 64 hex characters.
+  WEBHOOK_SECRET_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 32 bytes as base64 or 64 hex characters')
+      .optional(),
+  ),
   REDIS_URL: optionalText.pipe(
     z
       .string()

@@ -34,28 +34,35 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Starts `node src/main.ts` on a free port and resolves once it has said it is listening. */
+/**
+ * Starts `node src/main.ts` on a free port and resolves once it has said it started (listening,
+ * workers running, first-start output printed): a test that stops it earlier races start-up.
+ */
 export function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
     env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
   });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then every byte the child wrote has been read into `output`.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not start within ${timeoutMs} ms:\n${output.join('\n')}`));
     }, timeoutMs);
+    let baseUrl: string | undefined;
+    let started = false;
     const onData = (chunk: Buffer) => {
       for (const line of String(chunk).split('\n').filter(Boolean)) {
         output.push(line);
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-        if (match?.[1]) {
+        baseUrl ??= /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1];
+        started ||= line.includes('"msg":"vetflow started"');
+        if (baseUrl && started) {
           clearTimeout(timer);
           resolve({
             child,
-            baseUrl: match[1],
+            baseUrl,
             output,
             async stop(signal = 'SIGTERM') {
               const started = Date.now();

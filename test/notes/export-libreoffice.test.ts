@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claimForProcessing, completeNote, insertNote } from '../../src/notes/notes/notes.repo.ts';
+import { NO_NOTE_EVENTS } from '../../src/notes/webhooks/note-events.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
@@ -48,7 +49,7 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
     await claimForProcessing(db.database.db, note.id);
     const transcript = { text: '', language: 'pt', duration_seconds: 30, segments: [], provider: 'test', model: null };
     const sections = SECTION_LABELS.map((label) => ({ label, title: SECTION_TITLES[label], content: CONTENTS[label] }));
-    expect(await completeNote(db.database.db, note.id, transcript, sections)).toBe(true);
+    expect(await completeNote(db.database.db, note.id, transcript, sections, NO_NOTE_EVENTS)).toBe(true);
     return note;
   }
 

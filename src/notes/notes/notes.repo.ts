@@ -2,6 +2,7 @@ import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
 import type { Section } from '../../providers/sectioning/port.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 export type NewNote = typeof notes.$inferInsert;
@@ -55,8 +56,17 @@ export async function claimForProcessing(db: Db, id: string): Promise<NoteRow | 
   return row;
 }
 
-/** Writes the result in one transaction: sections replaced (never duplicated), then `completed`. */
-export async function completeNote(db: Db, id: string, transcript: StoredTranscript, sections: Section[]): Promise<boolean> {
+/**
+ * Writes the result in one transaction: sections replaced (never duplicated), then `completed`,
+ * and the `note.completed` event recorded (outbox) in that same transaction.
+ */
+export async function completeNote(
+  db: Db,
+  id: string,
+  transcript: StoredTranscript,
+  sections: Section[],
+  events: NoteEvents,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [note] = await tx
       .update(notes)
@@ -77,17 +87,23 @@ export async function completeNote(db: Db, id: string, transcript: StoredTranscr
         })),
       );
     }
+    await events.completed(tx, id);
     return true;
   });
 }
 
-export async function failNote(db: Db, id: string, failure: { code: string; message: string }): Promise<boolean> {
-  const rows = await db
-    .update(notes)
-    .set({ transcriptionStatus: 'failed', failure, updatedAt: sql`now()` })
-    .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
-    .returning({ id: notes.id });
-  return rows.length > 0;
+/** `failed` with its failure, and the `note.failed` event recorded in the same transaction. */
+export async function failNote(db: Db, id: string, failure: { code: string; message: string }, events: NoteEvents): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(notes)
+      .set({ transcriptionStatus: 'failed', failure, updatedAt: sql`now()` })
+      .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
+      .returning({ id: notes.id });
+    if (rows.length === 0) return false;
+    await events.failed(tx, id);
+    return true;
+  });
 }
 
 /** A retryable failure: back to pending while the job waits out its backoff. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import { failNote, releaseNote, staleProcessingNotes } from '../notes/notes.repo.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
 import { MAX_ATTEMPTS, type transcribeJob } from './transcribe.job.ts';
 
 /**
@@ -14,6 +15,7 @@ export function reconcileJob(deps: {
   jobs: () => JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
   staleAfterSeconds: number;
+  events: NoteEvents;
 }) {
   return defineJob({
     name: 'notes.reconcile',
@@ -24,7 +26,12 @@ export function reconcileJob(deps: {
       const before = new Date(Date.now() - deps.staleAfterSeconds * 1000);
       for (const note of await staleProcessingNotes(deps.db, before)) {
         if (note.attempts >= MAX_ATTEMPTS) {
-          await failNote(deps.db, note.id, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+          await failNote(
+            deps.db,
+            note.id,
+            { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' },
+            deps.events,
+          );
         } else {
           await releaseNote(deps.db, note.id);
           await deps.jobs().send(deps.transcribe, { noteId: note.id });

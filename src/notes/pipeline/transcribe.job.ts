@@ -7,6 +7,7 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, completeNote, failNote, releaseNote } from '../notes/notes.repo.ts';
 import { CONTENT_TYPES } from '../upload/audio-format.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
 
 export interface PipelineDeps {
   db: Db;
@@ -21,6 +22,8 @@ export interface PipelineDeps {
   retryDelaySeconds: number;
   /** Notes one worker process transcribes at the same time. */
   concurrency: number;
+  /** Records note.completed / note.failed in the transaction of the status change (webhooks). */
+  events: NoteEvents;
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
@@ -51,7 +54,7 @@ export function transcribeJob(deps: PipelineDeps) {
       const note = await claimForProcessing(deps.db, noteId);
       if (!note) return; // completed, failed or deleted meanwhile
       if (note.attempts > MAX_ATTEMPTS) {
-        await failNote(deps.db, noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+        await failNote(deps.db, noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' }, deps.events);
         return;
       }
       try {
@@ -84,6 +87,7 @@ export function transcribeJob(deps: PipelineDeps) {
             model: transcript.model,
           },
           sections,
+          deps.events,
         );
         logger.info({ noteId, sections: sections.length }, 'note completed');
       } catch (error) {
@@ -91,7 +95,7 @@ export function transcribeJob(deps: PipelineDeps) {
         if (!retryable || retryCount >= retryLimit) {
           const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';
           const message = error instanceof ProviderError ? error.message : 'The note could not be processed';
-          await failNote(deps.db, noteId, { code, message });
+          await failNote(deps.db, noteId, { code, message }, deps.events);
           logger.warn({ noteId, code, err: error }, 'note failed');
           return;
         }

@@ -21,4 +21,7 @@ export * from './notes-api-key-usage.ts';
 export * from './notes-api-keys.ts';
 export * from './pipeline-stages.ts';
 export * from './rate-limit-counters.ts';
+export * from './webhook-deliveries.ts';
+export * from './webhook-endpoints.ts';
+export * from './webhook-events.ts';
 export * from './workspaces.ts';

@@ -1,0 +1,139 @@
+import type { Db } from '../../platform/db/client.ts';
+import { defineJob, type JobQueue } from '../../platform/jobs.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recordOutcome } from './deliveries.repo.ts';
+import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
+import { type DeliverJob, DeliverPayload } from './outbox.ts';
+import { type SecretBox, SecretUnreadableError, signatureHeader } from './secrets.ts';
+import { postJson, SendTimeoutError } from './sender.ts';
+import { type Resolver, resolveTarget, TargetRefusedError } from './target-guard.ts';
+
+export const DELIVER_QUEUE = 'notes.webhook-deliver';
+
+export interface DeliverDeps {
+  db: Db;
+  jobs: () => JobQueue;
+  secrets: () => SecretBox;
+  /** Delays before each retry, in seconds; their count is the number of retries. */
+  retrySchedule: readonly number[];
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  disableAfterSeconds: number;
+  resolver?: Resolver;
+}
+
+/**
+ * One attempt per job. Retries are not pg-boss retries: a failed attempt that may succeed later
+ * (timeout, network, 429, 5xx) schedules a new job for the next attempt in the same transaction
+ * that records the failure, so the schedule is ours (configurable, ~24 h) and the delivery log
+ * always says when the next attempt is due. pg-boss's own retries only cover a crashed worker.
+ */
+export function deliverJob(deps: DeliverDeps): DeliverJob {
+  const claimSeconds = claimSecondsFor(deps);
+  const job: DeliverJob = defineJob({
+    name: DELIVER_QUEUE,
+    payload: DeliverPayload,
+    queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: claimSeconds + 15 },
+    work: { localConcurrency: 4 },
+    handle: ({ deliveryId }, { logger }) => attemptDelivery(deps, job, deliveryId, logger),
+  });
+  return job;
+}
+
+/** How long an attempt holds its delivery: the HTTP timeout plus room for the database work. */
+function claimSecondsFor(deps: DeliverDeps): number {
+  return Math.ceil(deps.timeoutMs / 1000) + 5;
+}
+
+export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, deliveryId: string, logger: Logger): Promise<void> {
+  const delivery = await claimDelivery(deps.db, deliveryId, claimSecondsFor(deps));
+  if (!delivery) return; // delivered, failed, deleted, or another worker holds it
+  const endpoint = await findEndpoint(deps.db, delivery.endpointId);
+  const event = await findEvent(deps.db, delivery.eventId);
+  if (!endpoint || !event) return;
+  if (!endpoint.enabled) {
+    await recordOutcome(deps.db, delivery.id, { status: 'failed', statusCode: null, error: 'endpoint disabled' });
+    return;
+  }
+  const result = await send(deps, endpoint, event.id, JSON.stringify(event.payload));
+  const outcome = decide(deps, delivery, result);
+  await deps.db.transaction(async (tx) => {
+    await recordOutcome(tx, delivery.id, outcome);
+    if (outcome.status === 'pending') {
+      await deps.jobs().send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
+    }
+  });
+  if (outcome.status === 'delivered') {
+    await markEndpointHealthy(deps.db, endpoint.id);
+  } else if (await markEndpointFailing(deps.db, endpoint.id, deps.disableAfterSeconds)) {
+    logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing too long');
+  }
+  logger.info(
+    {
+      deliveryId,
+      endpointId: endpoint.id,
+      eventId: event.id,
+      attempt: delivery.attempts,
+      outcome: outcome.status,
+      statusCode: outcome.statusCode,
+    },
+    'webhook delivery attempt',
+  );
+}
+
+type SendOutcome = { statusCode: number; bodyStart: string } | { error: string; retryable: boolean };
+
+async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, body: string): Promise<SendOutcome> {
+  let secrets: string[];
+  try {
+    secrets = activeSecrets(deps.secrets(), endpoint);
+  } catch (error) {
+    if (error instanceof SecretUnreadableError) return { error: error.message, retryable: false };
+    throw error;
+  }
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(secrets, eventId, timestamp, body),
+  };
+  try {
+    const target = await resolveTarget(endpoint.url, deps.allowPrivateTargets, deps.resolver);
+    return await postJson(target, headers, body, deps.timeoutMs);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) return { error: `target refused: ${error.message}`, retryable: false };
+    if (error instanceof SendTimeoutError) return { error: `timeout: ${error.message}`, retryable: true };
+    const code = (error as NodeJS.ErrnoException).code;
+    return { error: `network error: ${code ?? (error as Error).message}`, retryable: true };
+  }
+}
+
+/** The current secret, plus the previous one while its overlap after a rotation lasts. */
+export function activeSecrets(box: SecretBox, endpoint: EndpointRow, now = new Date()): string[] {
+  const secrets = [box.open(endpoint.secretEncrypted, endpoint.id)];
+  if (endpoint.previousSecretEncrypted && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
+    secrets.push(box.open(endpoint.previousSecretEncrypted, endpoint.id));
+  }
+  return secrets;
+}
+
+/** 2xx delivered; timeouts, network errors, 429 and 5xx retried while the schedule lasts; the rest final. */
+function decide(deps: DeliverDeps, delivery: DeliveryRow, result: SendOutcome): DeliveryOutcome {
+  let retryable: boolean;
+  let statusCode: number | null = null;
+  let error: string;
+  if ('statusCode' in result) {
+    statusCode = result.statusCode;
+    if (statusCode >= 200 && statusCode < 300) return { status: 'delivered', statusCode };
+    retryable = statusCode === 429 || statusCode >= 500;
+    error = `HTTP ${statusCode}${result.bodyStart ? `: ${result.bodyStart.slice(0, 200)}` : ''}`;
+  } else {
+    retryable = result.retryable;
+    error = result.error;
+  }
+  const delay = deps.retrySchedule[delivery.attempts - 1];
+  if (!retryable || delay === undefined) return { status: 'failed', statusCode, error };
+  // ±20 % jitter: receivers recovering from an outage are not hit by every sender at once.
+  const jittered = delay * (0.8 + Math.random() * 0.4);
+  return { status: 'pending', statusCode, error, nextAttemptAt: new Date(Date.now() + jittered * 1000) };
+}

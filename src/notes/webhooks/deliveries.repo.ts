@@ -1,0 +1,118 @@
+import { and, count, desc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { type WebhookPayload, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type EventRow = typeof webhookEvents.$inferSelect;
+export type DeliveryWithEvent = DeliveryRow & { eventType: string };
+
+export async function insertEvent(
+  db: Db,
+  event: { id: string; clinicId: string; type: string; payload: WebhookPayload },
+): Promise<EventRow> {
+  const [row] = await db.insert(webhookEvents).values(event).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function insertDeliveries(db: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
+  if (endpointIds.length === 0) return [];
+  return db
+    .insert(webhookDeliveries)
+    .values(endpointIds.map((endpointId) => ({ eventId, endpointId })))
+    .returning();
+}
+
+/**
+ * Takes a delivery for one attempt, atomically: of two workers holding a job for it, one gets the
+ * row and the other nothing. A delivery whose worker died mid-attempt (claim expired) can be taken again.
+ */
+export async function claimDelivery(db: Db, id: string, claimSeconds: number): Promise<DeliveryRow | undefined> {
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({
+      status: 'delivering',
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lastAttemptAt: sql`now()`,
+      claimedUntil: sql`now() + make_interval(secs => ${claimSeconds})`,
+    })
+    .where(
+      and(
+        eq(webhookDeliveries.id, id),
+        or(
+          eq(webhookDeliveries.status, 'pending'),
+          and(eq(webhookDeliveries.status, 'delivering'), lt(webhookDeliveries.claimedUntil, sql`now()`)),
+        ),
+        // A duplicate job sent early (sweep, retry overlap) does not jump the backoff.
+        sql`(${webhookDeliveries.nextAttemptAt} is null or ${webhookDeliveries.nextAttemptAt} <= now() + interval '2 seconds')`,
+      ),
+    )
+    .returning();
+  return row;
+}
+
+export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
+  const [row] = await db.select().from(webhookEvents).where(eq(webhookEvents.id, id));
+  return row;
+}
+
+export type DeliveryOutcome =
+  | { status: 'delivered'; statusCode: number }
+  | { status: 'pending'; statusCode: number | null; error: string; nextAttemptAt: Date }
+  | { status: 'failed'; statusCode: number | null; error: string };
+
+export async function recordOutcome(db: Db, id: string, outcome: DeliveryOutcome): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({
+      status: outcome.status,
+      claimedUntil: null,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.status === 'delivered' ? null : outcome.error,
+      nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+      deliveredAt: outcome.status === 'delivered' ? sql`now()` : null,
+    })
+    .where(eq(webhookDeliveries.id, id));
+}
+
+const withEventType = { ...getTableColumns(webhookDeliveries), eventType: webhookEvents.type };
+
+export async function findDelivery(db: Db, id: string): Promise<DeliveryWithEvent | undefined> {
+  const [row] = await db
+    .select(withEventType)
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, id));
+  return row;
+}
+
+export async function listDeliveries(db: Db, endpointId: string, page: number, limit: number) {
+  const rows = await db
+    .select(withEventType)
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit)
+    .offset((page - 1) * limit);
+  const [total] = await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+/** Deliveries overdue by `graceSeconds` (their job was lost) or whose worker died mid-attempt. */
+export async function overdueDeliveries(db: Db, graceSeconds: number, limit = 200): Promise<{ id: string }[]> {
+  const before = sql`now() - make_interval(secs => ${graceSeconds})`;
+  return db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      or(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          sql`coalesce(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.createdAt}) < ${before}`,
+        ),
+        and(eq(webhookDeliveries.status, 'delivering'), lt(webhookDeliveries.claimedUntil, before)),
+      ),
+    )
+    .limit(limit);
+}

@@ -1,0 +1,89 @@
+import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { webhookEndpoints } from '../../platform/db/schema/index.ts';
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type NewEndpoint = typeof webhookEndpoints.$inferInsert;
+export type EndpointChanges = Partial<
+  Pick<
+    NewEndpoint,
+    | 'url'
+    | 'description'
+    | 'events'
+    | 'enabled'
+    | 'disabledReason'
+    | 'failingSince'
+    | 'secretEncrypted'
+    | 'previousSecretEncrypted'
+    | 'previousSecretExpiresAt'
+  >
+>;
+
+export async function insertEndpoint(db: Db, endpoint: NewEndpoint): Promise<EndpointRow> {
+  const [row] = await db.insert(webhookEndpoints).values(endpoint).returning();
+  if (!row) throw new Error('insert returned no row');
+  return row;
+}
+
+export async function findEndpoint(db: Db, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  return row;
+}
+
+export async function listEndpoints(db: Db, clinicId: string): Promise<EndpointRow[]> {
+  return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.clinicId, clinicId)).orderBy(desc(webhookEndpoints.createdAt));
+}
+
+export async function updateEndpoint(db: Db, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  return row;
+}
+
+export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+}
+
+/** The clinic's enabled endpoints that subscribed to `type`. */
+export async function subscribedEndpoints(db: Db, clinicId: string, type: string): Promise<{ id: string }[]> {
+  return db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(eq(webhookEndpoints.clinicId, clinicId), eq(webhookEndpoints.enabled, true), arrayContains(webhookEndpoints.events, [type])),
+    );
+}
+
+/** A success ends the endpoint's run of failures. */
+export async function markEndpointHealthy(db: Db, id: string): Promise<void> {
+  await db
+    .update(webhookEndpoints)
+    .set({ failingSince: null })
+    .where(and(eq(webhookEndpoints.id, id), sql`${webhookEndpoints.failingSince} is not null`));
+}
+
+/**
+ * A failed attempt: starts the endpoint's run of failures, or, once the run has lasted
+ * `disableAfterSeconds`, disables the endpoint. Returns true when this call disabled it.
+ */
+export async function markEndpointFailing(db: Db, id: string, disableAfterSeconds: number): Promise<boolean> {
+  await db
+    .update(webhookEndpoints)
+    .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, now())` })
+    .where(eq(webhookEndpoints.id, id));
+  const disabled = await db
+    .update(webhookEndpoints)
+    .set({ enabled: false, disabledReason: 'failing', updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(webhookEndpoints.id, id),
+        eq(webhookEndpoints.enabled, true),
+        sql`${webhookEndpoints.failingSince} <= now() - make_interval(secs => ${disableAfterSeconds})`,
+      ),
+    )
+    .returning({ id: webhookEndpoints.id });
+  return disabled.length > 0;
+}

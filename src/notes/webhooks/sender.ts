@@ -1,0 +1,67 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { ResolvedTarget } from './target-guard.ts';
+
+export interface SendResult {
+  statusCode: number;
+  /** The start of the response body, for the delivery log. */
+  bodyStart: string;
+}
+
+export class SendTimeoutError extends Error {
+  override name = 'SendTimeoutError';
+}
+
+const BODY_READ_LIMIT = 4_096;
+
+/**
+ * POSTs `body` to the resolved target, connecting to its checked address only (the lookup is
+ * pinned), without following redirects, reading at most a few KB of the answer, within `timeoutMs`
+ * for the whole exchange.
+ */
+export function postJson(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const client = target.url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(target.url, {
+      method: 'POST',
+      lookup: pinned,
+      agent: false,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'vetflow-webhooks/1',
+      },
+    });
+    const timer = setTimeout(() => request.destroy(new SendTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = () => {
+        clearTimeout(timer);
+        resolve({ statusCode: response.statusCode ?? 0, bodyStart: Buffer.concat(chunks).toString('utf8').slice(0, 500) });
+      };
+      response.on('data', (chunk: Buffer) => {
+        if (size < BODY_READ_LIMIT) chunks.push(chunk.subarray(0, BODY_READ_LIMIT - size));
+        size += chunk.length;
+        // Enough read: the status decides; the rest of a large body is not our business.
+        if (size >= BODY_READ_LIMIT) {
+          response.destroy();
+          finish();
+        }
+      });
+      response.on('end', finish);
+      response.on('error', finish);
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,123 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+// SSRF guard: webhook targets are chosen by clinics, so a delivery must never reach the service's
+// own network. The address checked is the address connected to (no second resolution).
+
+const blocked = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], // "this" network, unspecified
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, cloud metadata
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 96], // unspecified, loopback, IPv4-compatible
+  ['64:ff9b::', 96], // NAT64: an IPv4 address in disguise
+  ['100::', 64], // discard
+  ['2001:db8::', 32], // documentation
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) {
+  blocked.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True for private, loopback, link-local, unspecified, multicast and reserved addresses (v4, v6, v4-mapped v6). */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = ipv4MappedOf(address);
+  if (mapped) return blocked.check(mapped, 'ipv4');
+  return blocked.check(address, 'ipv6');
+}
+
+/** `::ffff:a.b.c.d` or `::ffff:XXXX:XXXX` → `a.b.c.d`. */
+function ipv4MappedOf(address: string): string | undefined {
+  const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, ''));
+  if (!groups || groups.slice(0, 5).some((group) => group !== 0) || groups[5] !== 0xffff) return undefined;
+  const [high = 0, low = 0] = groups.slice(6);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+function expandIpv6(address: string): number[] | undefined {
+  let text = address.split('%')[0] ?? '';
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const bytes = dotted[1].split('.').map(Number);
+    text = `${text.slice(0, -dotted[1].length)}${(((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)).toString(16)}:${(((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0)).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
+  const first = parse(head);
+  const last = tail === undefined ? [] : parse(tail);
+  const fill = 8 - first.length - last.length;
+  if (fill < 0 || (tail === undefined && fill !== 0)) return undefined;
+  const groups = [...first, ...Array(fill).fill(0), ...last];
+  return groups.some((group) => Number.isNaN(group)) ? undefined : groups;
+}
+
+export class TargetRefusedError extends Error {
+  override name = 'TargetRefusedError';
+}
+
+export interface ResolvedTarget {
+  url: URL;
+  /** The checked address to connect to; the Host header and TLS name stay the URL's host name. */
+  address: string;
+  family: 4 | 6;
+}
+
+export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/** The static part of the check, also used when an endpoint is registered: scheme and literal hosts. */
+export function checkTargetUrl(raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TargetRefusedError('not a valid URL');
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    throw new TargetRefusedError(allowPrivate ? 'the URL must be http or https' : 'the URL must be https');
+  }
+  if (url.username || url.password) throw new TargetRefusedError('the URL must not carry credentials');
+  if (allowPrivate) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    if (isPrivateAddress(host)) throw new TargetRefusedError(`${host} is a private or reserved address`);
+  } else if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) {
+    throw new TargetRefusedError(`${host} is not a public host name`);
+  }
+  return url;
+}
+
+/** Resolves once and refuses the target if any address is private (unless allowed). */
+export async function resolveTarget(raw: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<ResolvedTarget> {
+  const url = checkTargetUrl(raw, allowPrivate);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+  if (addresses.length === 0) throw new Error(`${host} did not resolve`);
+  if (!allowPrivate) {
+    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    if (refused) throw new TargetRefusedError(`${host} resolves to ${refused.address}, a private or reserved address`);
+  }
+  const [chosen] = addresses;
+  return { url, address: chosen?.address ?? '', family: chosen?.family === 6 ? 6 : 4 };
+}

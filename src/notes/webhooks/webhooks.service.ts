@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { NotesCaller } from '../auth/key-authenticator.ts';
+import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
+import {
+  deleteEndpoint,
+  type EndpointChanges,
+  type EndpointRow,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from './endpoints.repo.ts';
+import { TEST_EVENT_TYPE } from './outbox.ts';
+import { generateSigningSecret } from './secrets.ts';
+import { checkTargetUrl, TargetRefusedError } from './target-guard.ts';
+import type { WebhooksModule } from './webhooks.module.ts';
+import type { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody } from './webhooks.schemas.ts';
+
+/** How long the old secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface WebhooksDeps {
+  db: Db;
+  webhooks: WebhooksModule;
+}
+
+export function toWebhookRecord(row: EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    failing_since: row.failingSince ? toTimestamp(row.failingSince) : null,
+    previous_secret_expires_at:
+      row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? toTimestamp(row.previousSecretExpiresAt) : null,
+    created_at: toTimestamp(row.createdAt),
+    updated_at: toTimestamp(row.updatedAt),
+  };
+}
+
+export function toDeliveryRecord(row: DeliveryWithEvent) {
+  return {
+    id: row.id,
+    event_id: row.eventId,
+    event: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    next_attempt_at: row.nextAttemptAt ? toTimestamp(row.nextAttemptAt) : null,
+    delivered_at: row.deliveredAt ? toTimestamp(row.deliveredAt) : null,
+    created_at: toTimestamp(row.createdAt),
+  };
+}
+
+function checkedUrl(deps: WebhooksDeps, url: string): string {
+  try {
+    return checkTargetUrl(url, deps.webhooks.allowPrivateTargets).toString();
+  } catch (error) {
+    if (error instanceof TargetRefusedError)
+      throw new AppError('VALIDATION_ERROR', `url: ${error.message}`, { field: 'url', reason: error.message });
+    throw error;
+  }
+}
+
+export async function createWebhook(deps: WebhooksDeps, caller: NotesCaller, input: z.infer<typeof CreateWebhookBody>) {
+  const url = checkedUrl(deps, input.url);
+  const id = randomUUID();
+  const secret = generateSigningSecret();
+  const row = await insertEndpoint(deps.db, {
+    id,
+    clinicId: caller.clinicId,
+    url,
+    description: input.description ?? null,
+    events: input.events,
+    secretEncrypted: deps.webhooks.secrets().seal(secret, id),
+  });
+  return { ...toWebhookRecord(row), secret };
+}
+
+export async function listWebhooks(deps: WebhooksDeps, caller: NotesCaller) {
+  return (await listEndpoints(deps.db, caller.clinicId)).map(toWebhookRecord);
+}
+
+/** The endpoint `id` of the caller's clinic: 404 when missing, 403 when another clinic's. */
+export async function endpointOfClinic(db: Db, caller: NotesCaller, id: string): Promise<EndpointRow> {
+  const row = await findEndpoint(db, id);
+  if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found');
+  if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This webhook belongs to another clinic');
+  return row;
+}
+
+export async function getWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  return toWebhookRecord(await endpointOfClinic(deps.db, caller, id));
+}
+
+export async function updateWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string, input: z.infer<typeof UpdateWebhookBody>) {
+  const current = await endpointOfClinic(deps.db, caller, id);
+  const changes: EndpointChanges = {};
+  if (input.url !== undefined) changes.url = checkedUrl(deps, input.url);
+  if (input.events !== undefined) changes.events = input.events;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.enabled === false && current.enabled) Object.assign(changes, { enabled: false, disabledReason: 'manual' });
+  if (input.enabled === true && !current.enabled) Object.assign(changes, { enabled: true, disabledReason: null, failingSince: null });
+  const row = await updateEndpoint(deps.db, id, changes);
+  if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found');
+  return toWebhookRecord(row);
+}
+
+export async function removeWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const row = await endpointOfClinic(deps.db, caller, id);
+  await deleteEndpoint(deps.db, id);
+  return toWebhookRecord(row);
+}
+
+/** A new secret; the current one becomes the previous one and keeps signing for 24 h. */
+export async function rotateSecret(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const row = await endpointOfClinic(deps.db, caller, id);
+  const secret = generateSigningSecret();
+  const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+  await updateEndpoint(deps.db, id, {
+    secretEncrypted: deps.webhooks.secrets().seal(secret, id),
+    previousSecretEncrypted: row.secretEncrypted,
+    previousSecretExpiresAt: expiresAt,
+  });
+  return { id, secret, previous_secret_expires_at: toTimestamp(expiresAt) };
+}
+
+export async function deliveriesOf(deps: WebhooksDeps, caller: NotesCaller, id: string, query: z.infer<typeof DeliveriesQuery>) {
+  await endpointOfClinic(deps.db, caller, id);
+  const { rows, total } = await listDeliveries(deps.db, id, query.page, query.limit);
+  return {
+    data: rows.map(toDeliveryRecord),
+    meta: { total, page: query.page, limit: query.limit, total_pages: Math.ceil(total / query.limit) },
+  };
+}
+
+function requireEnabled(endpoint: EndpointRow) {
+  if (!endpoint.enabled) {
+    throw new AppError('WEBHOOK_DISABLED', 'This webhook is disabled; enable it first (PATCH enabled: true)', {
+      disabled_reason: endpoint.disabledReason,
+    });
+  }
+}
+
+/** The same event (same `webhook-id`) sent again as a new delivery, with a fresh schedule. */
+export async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: string, deliveryId: string) {
+  const endpoint = await endpointOfClinic(deps.db, caller, id);
+  const delivery = await findDelivery(deps.db, deliveryId);
+  if (!delivery || delivery.endpointId !== endpoint.id) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
+  requireEnabled(endpoint);
+  const event = await findEvent(deps.db, delivery.eventId);
+  if (!event) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
+  const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, event.id, [endpoint.id]));
+  if (!created) throw new Error('redelivery created no row');
+  return toDeliveryRecord({ ...created, eventType: event.type });
+}
+
+/** A `webhook.test` event to this endpoint only, whatever it subscribed to. */
+export async function sendTest(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const endpoint = await endpointOfClinic(deps.db, caller, id);
+  requireEnabled(endpoint);
+  const data = { webhook_id: endpoint.id, message: 'This is a test event from vetflow' };
+  const [created] = await deps.db.transaction((tx) =>
+    deps.webhooks.outbox.recordFor(tx, { clinicId: caller.clinicId, type: TEST_EVENT_TYPE, data }, [endpoint.id]),
+  );
+  if (!created) throw new Error('test event created no delivery');
+  return toDeliveryRecord({ ...created, eventType: TEST_EVENT_TYPE });
+}
