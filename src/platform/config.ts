@@ -92,6 +92,7 @@ const variables = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(259_200, 1),
+  WEBHOOK_RETENTION_DAYS: int(30, 1, 3650),
   // AES-256-GCM key for webhook signing secrets at rest: 32 bytes as base64 or 64 hex characters.
   WEBHOOK_SECRET_KEY: optionalText.pipe(
     z

@@ -1,13 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { createWebhooksModule } from '../../src/notes/webhooks/webhooks.module.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Retry delays shortened to 1, 3 and 6 s (±20 % jitter) so growing delays are observable.
-const { app, db, logs } = await createTestApp({
+const { app, config, db, logs } = await createTestApp({
   startWorkers: true,
   env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,3,6', LOG_LEVEL: 'trace' },
 });
@@ -277,6 +278,29 @@ describe('deliveries', () => {
     if (!later) throw new Error('nothing received');
     expect(verify(secret, later).type).toBe('webhook.test');
     expect(() => verify(hook.secret, later)).toThrow();
+  });
+});
+
+describe('retention', () => {
+  it('deletes settled events older than WEBHOOK_RETENTION_DAYS with their deliveries, keeps what is still to be sent', async () => {
+    const up = await startReceiver();
+    const down = await startReceiver(() => 503);
+    const delivered = await register(up.url);
+    const retrying = await register(down.url);
+    const settled = await sendTest(delivered.id);
+    const unsettled = await sendTest(retrying.id);
+    await eventually(async () => (await deliveries(delivered.id)).data[0]?.status === 'delivered' && down.received.length >= 1);
+    await db.database.db.execute(
+      sql`update webhook_events set created_at = now() - interval '31 days' where id in (${settled.event_id}, ${unsettled.event_id})`,
+    );
+    // The definition the app registered (jobs are matched by name); cron runs it daily.
+    const retention = createWebhooksModule(config, db.database, () => app.vetflow.jobs).jobs.find(
+      (job) => job.name === 'notes.webhook-retention',
+    );
+    await app.vetflow.jobs.send(retention!, {});
+    await eventually(async () => (await deliveries(delivered.id)).meta.total === 0);
+    // Still being retried (the first retry is ~1 s away, the last ~10 s): kept.
+    expect((await deliveries(retrying.id)).data.map((delivery) => delivery.event_id)).toEqual([unsettled.event_id]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, inArray, lt, notExists, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { type WebhookPayload, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
 
@@ -115,4 +115,23 @@ export async function overdueDeliveries(db: Db, graceSeconds: number, limit = 20
       ),
     )
     .limit(limit);
+}
+
+/**
+ * Deletes up to `batch` events recorded before `cutoff` with nothing left to send (no delivery
+ * pending or in flight), with their deliveries (cascade). Returns how many went; the caller loops,
+ * so one run never holds locks on a whole backlog.
+ */
+export async function deleteSettledEventsBefore(db: Db, cutoff: Date, batch: number): Promise<number> {
+  const stillToSend = db
+    .select({ one: sql`1` })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.eventId, webhookEvents.id), inArray(webhookDeliveries.status, ['pending', 'delivering'])));
+  const settledAndOld = db
+    .select({ id: webhookEvents.id })
+    .from(webhookEvents)
+    .where(and(lt(webhookEvents.createdAt, cutoff), notExists(stillToSend)))
+    .limit(batch);
+  const deleted = await db.delete(webhookEvents).where(inArray(webhookEvents.id, settledAndOld)).returning({ id: webhookEvents.id });
+  return deleted.length;
 }

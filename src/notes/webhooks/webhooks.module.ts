@@ -4,6 +4,7 @@ import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
 import { deliverJob } from './deliver.job.ts';
 import { type NoteEvents, noteEvents } from './note-events.ts';
 import { Outbox } from './outbox.ts';
+import { webhookRetentionJob } from './retention.job.ts';
 import { loadSecretKey, SecretBox } from './secrets.ts';
 import { sweepJob } from './sweep.job.ts';
 
@@ -37,6 +38,10 @@ export function createWebhooksModule(config: Config, database: Database, jobQueu
     noteEvents: noteEvents(outbox, config.PUBLIC_BASE_URL),
     secrets,
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    jobs: [deliver, sweepJob({ db: database.db, jobs: jobQueue, deliver })],
+    jobs: [
+      deliver,
+      sweepJob({ db: database.db, jobs: jobQueue, deliver }),
+      webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }),
+    ],
   };
 }

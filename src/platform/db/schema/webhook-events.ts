@@ -17,7 +17,11 @@ export const webhookEvents = pgTable(
     payload: jsonb('payload').$type<WebhookPayload>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [index('webhook_events_clinic_idx').on(table.clinicId, table.createdAt)],
+  (table) => [
+    index('webhook_events_clinic_idx').on(table.clinicId, table.createdAt),
+    // The retention job walks events by age across clinics.
+    index('webhook_events_created_idx').on(table.createdAt),
+  ],
 );
 
 export interface WebhookPayload {
