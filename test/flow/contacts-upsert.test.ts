@@ -207,4 +207,26 @@ describe('uniqueness', () => {
     expect(rows).toHaveLength(1);
     expect(new Set(responses.map((response) => response.json().contact.id)).size).toBe(1);
   });
+
+  it('20 concurrent updates of one contact all apply, each audited against the value it replaced', async () => {
+    const phone = mobile();
+    const created = (await put({ external_id: 'race-2', name: 'Nome 0', phone })).json().contact;
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => put({ external_id: 'race-2', name: `Nome ${i + 1}` })));
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(200));
+    const entries = await db
+      .select()
+      .from(contactExternalApiAuditLogs)
+      .where(eq(contactExternalApiAuditLogs.contactId, created.id))
+      .orderBy(contactExternalApiAuditLogs.createdAt);
+    // The updates serialise into one chain: every "before" is the "after" of exactly one earlier
+    // write (none lost, none applied against a stale read), ending at the stored name.
+    const updates = entries.filter((entry) => entry.action === 'updated').map((entry) => entry.changes.name!);
+    expect(updates).toHaveLength(20);
+    const befores = updates.map((change) => change.before);
+    const afters = updates.map((change) => change.after);
+    expect(new Set(befores).size).toBe(20);
+    expect(befores.filter((before) => !afters.includes(before))).toEqual(['Nome 0']);
+    const [stored] = await db.select().from(contacts).where(eq(contacts.id, created.id));
+    expect(afters.filter((after) => !befores.includes(after))).toEqual([stored!.name]);
+  });
 });

@@ -37,8 +37,29 @@ export async function assertNotBlocked(ip: string, db: Db): Promise<void> {
   if (seconds > 0) throw tooManyFailures(seconds);
 }
 
+// Bearer authentication runs on every external request: an IP found not blocked is not asked about
+// again for this long. A block set by this process applies at once (failAuthentication forgets the
+// IP); one set by another process reaches requests with valid credentials within this delay (a
+// failed attempt always consults the database, so guessing stays blocked everywhere at once).
+const NOT_BLOCKED_TTL_MS = 2_000;
+const notBlockedUntil = new WeakMap<Db, Map<string, number>>();
+
+/** assertNotBlocked for the hot path of bearer authentication (see NOT_BLOCKED_TTL_MS). */
+export async function assertNotBlockedCached(ip: string, db: Db): Promise<void> {
+  const known = notBlockedUntil.get(db) ?? new Map<string, number>();
+  notBlockedUntil.set(db, known);
+  const now = Date.now();
+  if ((known.get(ip) ?? 0) > now) return;
+  await assertNotBlocked(ip, db);
+  if (known.size >= 10_000) known.clear();
+  known.set(ip, now + NOT_BLOCKED_TTL_MS);
+}
+
 /** Counts a failed authentication, then throws `error`, or 429 when this failure crosses the limit. */
 export async function failAuthentication(ip: string, policy: BruteForcePolicy, error: AppError, db: Db): Promise<never> {
+  // The caller may have trusted a cached "not blocked": a guess must never slip through a block.
+  notBlockedUntil.get(db)?.delete(ip);
+  await assertNotBlocked(ip, db);
   const failures = await insertFailure(ip, policy.windowSeconds, db);
   if (failures > policy.limit) {
     await insertBlock(ip, policy.blockSeconds, db);

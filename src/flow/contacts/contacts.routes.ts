@@ -6,7 +6,7 @@ import { parseBody } from '../http/body.ts';
 import { keyCaller } from '../request-context.ts';
 import { ContactProjection, ContactUpsertBody, toProjection, UpsertResponse } from './contact.schemas.ts';
 import { deleteContact, getContact } from './contacts.service.ts';
-import { upsertContact } from './upsert.service.ts';
+import { contactUpserter } from './upsert.service.ts';
 
 const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
@@ -16,6 +16,7 @@ const tags = ['CRM external: contacts'];
 /** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalRoutes` (bearer auth, rate limit). */
 export async function externalContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
+  const upsertContact = contactUpserter(db);
 
   app.put(
     '/workspaces/:workspace_id/contacts',
@@ -47,7 +48,7 @@ export async function externalContactRoutes(app: AppInstance) {
         });
       }
       const input = parseBody(ContactUpsertBody, raw);
-      const result = await upsertContact(keyCaller(request), input, { requestId: request.id, ip: request.ip }, db);
+      const result = await upsertContact(keyCaller(request), input, { requestId: request.id, ip: request.ip });
       return reply.code(result.action === 'updated' ? 200 : 201).send({
         contact: toProjection(result.contact),
         action: result.action,

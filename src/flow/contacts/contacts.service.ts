@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { toTimestamp } from '../../platform/http/schemas.ts';
 import { insertAuditLog } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import { type ContactRow, findContact, updateContact } from './contacts.repo.ts';
@@ -24,7 +25,7 @@ export async function deleteContact(caller: ApiKeyCaller, contactId: string, met
     let changes = {};
     if (!contact.deletedAt) {
       const deleted = await updateContact(contact.id, { deletedAt: new Date() }, tx);
-      changes = { deleted_at: { before: null, after: deleted.deletedAt!.toISOString() } };
+      changes = { deleted_at: { before: null, after: toTimestamp(deleted.deletedAt!) } };
     }
     await insertAuditLog(auditEntry(caller, contact.id, 'deleted', changes, [], meta), tx);
   });

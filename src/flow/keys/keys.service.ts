@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
+import { invalidateCrmKeyCache } from './key-cache.ts';
 import { type ApiKeyRow, insertApiKey, listActiveApiKeys, revokeApiKey } from './keys.repo.ts';
 import { parseScopes } from './scopes.ts';
 import { displayPrefix, generateToken, hashToken } from './token.ts';
@@ -61,4 +62,5 @@ export function listApiKeys(caller: CrmCaller, workspaceId: string, db: Db): Pro
 export async function revokeKey(caller: CrmCaller, workspaceId: string, keyId: string, db: Db): Promise<void> {
   assertKeyManager(caller, workspaceId);
   if (!(await revokeApiKey(workspaceId, keyId, db))) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+  invalidateCrmKeyCache();
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
+import { invalidateCrmKeyCache } from '../keys/key-cache.ts';
 import { createUser } from '../users/users.service.ts';
 import { insertWorkspace, updateWorkspace, type WorkspaceChanges, type WorkspaceRow } from './workspaces.repo.ts';
 
@@ -42,5 +43,7 @@ export async function changeWorkspace(caller: CrmCaller, workspaceId: string, ch
   requireOperator(caller);
   const workspace = await updateWorkspace(workspaceId, changes, db);
   if (!workspace) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
+  // Billing status and name travel with cached bearer keys.
+  invalidateCrmKeyCache();
   return workspace;
 }
