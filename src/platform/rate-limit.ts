@@ -77,13 +77,22 @@ interface StoreResult {
 // true) lasts only for this statement's transaction): a crash may forget the last few hundred
 // milliseconds of counts, which a rate limit can afford, while everything else stays durable.
 function postgresStore(db: Db) {
-  const hit = (key: string, windowStart: number) =>
-    db.execute<{ count: number }>(sql`
-      with async_commit as (select set_config('synchronous_commit', 'off', true))
-      insert into ${rateLimitCounters} (key, window_start, count)
-      select ${key}::text, ${windowStart}::bigint, 1 from async_commit
-      on conflict (key, window_start) do update set count = ${rateLimitCounters}.count + 1
-      returning count`);
+  // Prepared once: this runs on every limited request. set_config(..., true) in the inserted value
+  // makes this statement's own transaction commit asynchronously.
+  const hitStatement = db
+    .insert(rateLimitCounters)
+    .values({
+      key: sql`${sql.placeholder('key')}::text`,
+      windowStart: sql`${sql.placeholder('windowStart')}::bigint`,
+      count: sql`(select 1 from set_config('synchronous_commit', 'off', true))`,
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: { count: sql`${rateLimitCounters.count} + 1` },
+    })
+    .returning({ count: rateLimitCounters.count })
+    .prepare('rate_limit_hit');
+  const hit = (key: string, windowStart: number) => hitStatement.execute({ key, windowStart });
   let lastSweep = 0;
 
   return class PostgresRateLimitStore {
@@ -98,8 +107,7 @@ function postgresStore(db: Db) {
           .catch(() => {});
       }
       hit(key, windowStart).then(
-        (result) => {
-          const rows = (result as unknown as { rows: { count: number }[] }).rows;
+        (rows) => {
           callback(null, { current: Number(rows[0]?.count ?? 1), ttl: windowStart + timeWindow - now });
         },
         (error: Error) => callback(error),
