@@ -91,7 +91,9 @@ for (let i = 1; i < REQUESTS; i += 2) {
 }
 const upserts = await measure('contact upsert 50/50', async (i) => {
   const payload =
-    i % 2 === 0 ? { external_id: `${run}-new-${i}`, name: `Contato ${i}`, phone: phone(i + 7_000_000) } : { ...existing(i), name: `Contato ${i}` };
+    i % 2 === 0
+      ? { external_id: `${run}-new-${i}`, name: `Contato ${i}`, phone: phone(i + 7_000_000) }
+      : { ...existing(i), name: `Contato ${i}` };
   return (await upsert(payload)).statusCode;
 });
 console.log(`ratio upsert / bare          ${(upserts / bare).toFixed(2)}  (target ≥ 0.40)`);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,9 +14,9 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [upload] [pipeline] [reads]` runs only the sections named (default: all).
+// `node bench/run.ts [upload] [pipeline] [reads] [contacts]` runs only the sections named (default: all).
 
-const SECTIONS = ['upload', 'pipeline', 'reads'] as const;
+const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts'] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -162,11 +163,26 @@ async function main() {
     );
   }
 
+  // CRM contact upserts run in-process (app.inject) against their own bare INSERT route, after the
+  // load above so the two do not share the CPUs.
+  if (runs('contacts')) {
+    process.stdout.write('\nCRM contact upserts (bench/contacts-upsert.ts, same database):\n');
+    await runChild(['bench/contacts-upsert.ts'], { DATABASE_URL: database.url });
+  }
+
   const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
   process.stdout.write(`\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)}\n`);
   process.stdout.write(
     `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, after })}\n`,
   );
+}
+
+function runChild(args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))));
+  });
 }
 
 try {
