@@ -75,7 +75,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     maxBytes: config.AUDIO_MAX_BYTES,
     dataDir: config.DATA_DIR,
   });
-  await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL });
+  await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL, listCountLimit: config.NOTES_LIST_COUNT_LIMIT });
   await app.register(exportRoutes, { db });
   await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
   await app.register(sectionRoutes, { db });

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../helpers/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createTestApp, testEnv } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
@@ -29,8 +31,8 @@ describe('GET /notes', () => {
     expect(body.status).toBe('success');
     expect(body.data.map((note: { id: string }) => note.id)).toEqual([failed, joao, maria]);
     expect(body.notes).toEqual(body.data);
-    expect(body.meta).toEqual({ total: 3, page: 1, limit: 10, total_pages: 1 });
-    expect(body.pagination).toEqual({ current_page: 1, total_pages: 1, total_items: 3 });
+    expect(body.meta).toEqual({ total: 3, page: 1, limit: 10, total_pages: 1, total_exact: true });
+    expect(body.pagination).toEqual({ current_page: 1, total_pages: 1, total_items: 3, total_items_exact: true });
     expect(body.data[0]).not.toHaveProperty('note_sections');
   });
 
@@ -56,7 +58,32 @@ describe('GET /notes', () => {
   it('pages', async () => {
     const body = (await get('/notes?limit=2&page=2')).json();
     expect(body.data).toHaveLength(1);
-    expect(body.meta).toEqual({ total: 3, page: 2, limit: 2, total_pages: 2 });
+    expect(body.meta).toEqual({ total: 3, page: 2, limit: 2, total_pages: 2, total_exact: true });
+    const beyond = (await get('/notes?limit=2&page=5')).json();
+    expect(beyond.data).toEqual([]);
+    expect(beyond.meta).toEqual({ total: 3, page: 5, limit: 2, total_pages: 2, total_exact: true });
+  });
+
+  it('counts up to NOTES_LIST_COUNT_LIMIT, then reports a lower bound unless count=exact', async () => {
+    const capped = await buildApp(loadConfig(testEnv({ NOTES_LIST_COUNT_LIMIT: '2', LOG_LEVEL: 'silent' })), { database: db.database });
+    try {
+      const list = async (query: string) =>
+        (await capped.inject({ method: 'GET', url: `/notes/v1/notes${query}`, headers: as(clinic.viewer) })).json();
+      const first = await list('?limit=1');
+      expect(first.meta).toEqual({ total: 2, page: 1, limit: 1, total_pages: 2, total_exact: false });
+      expect(first.pagination).toEqual({ current_page: 1, total_pages: 2, total_items: 2, total_items_exact: false });
+      // Pages past the lower bound still answer, and the bound grows with what has been seen.
+      const third = await list('?limit=1&page=3');
+      expect(third.data.map((note: { id: string }) => note.id)).toEqual([maria]);
+      expect(third.meta).toMatchObject({ total: 3, total_exact: false });
+      expect((await list('?limit=1&count=exact')).meta).toEqual({ total: 3, page: 1, limit: 1, total_pages: 3, total_exact: true });
+      // Under the limit, or on a last page, the count is exact.
+      expect((await list('?limit=1&name=maria')).meta).toMatchObject({ total: 1, total_exact: true });
+      expect((await list('?limit=2&page=2')).meta).toMatchObject({ total: 3, total_exact: true });
+      expect((await list('?count=estimate')).code).toBe('VALIDATION_ERROR');
+    } finally {
+      await capped.close();
+    }
   });
 
   it.each(['?limit=0', '?limit=101', '?page=0', '?transcription_status=done', '?from=15-01-2026', '?days=-1'])(

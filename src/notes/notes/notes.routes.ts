@@ -26,7 +26,10 @@ const TranscriptEnvelope = z
 const security = [{ NotesApiKey: [] }];
 const tags = ['Notes'];
 
-export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { db: Db; publicBaseUrl: string }) {
+export async function noteReadRoutes(
+  app: AppInstance,
+  { db, publicBaseUrl, listCountLimit }: { db: Db; publicBaseUrl: string; listCountLimit: number },
+) {
   const statusOf = prepareStatusLookup(db);
   const readNote = prepareNoteReader(db, publicBaseUrl);
 
@@ -42,7 +45,7 @@ export async function noteReadRoutes(app: AppInstance, { db, publicBaseUrl }: { 
         response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => listNotes(db, notesCallerOf(request), request.query, publicBaseUrl),
+    async (request) => listNotes(db, notesCallerOf(request), request.query, publicBaseUrl, listCountLimit),
   );
 
   app.get(
