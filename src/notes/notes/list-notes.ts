@@ -5,6 +5,7 @@ import { notes } from '../../platform/db/schema/index.ts';
 import type { NotesCaller } from '../auth/key-authenticator.ts';
 import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
 import { toNoteBody } from './note-view.ts';
+import { noteColumnsWithoutTranscript } from './notes.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -79,7 +80,7 @@ export async function listNotes(db: Db, caller: NotesCaller, query: Query, publi
   const where = filtersOf(caller.clinicId, query);
   const offset = (query.page - 1) * query.limit;
   const rows = await db
-    .select()
+    .select(noteColumnsWithoutTranscript)
     .from(notes)
     .where(where)
     // NULLS LAST, as notes_clinic_created_idx is built: plain DESC means NULLS FIRST, which that

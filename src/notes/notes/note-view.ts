@@ -1,8 +1,14 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import type { NoteRow, SectionRow } from './notes.repo.ts';
+import type { NoteSummaryRow, SectionRow } from './notes.repo.ts';
+
+/** A section as the single-note read brings it back (timestamps as JSON strings) or as a row. */
+export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updatedAt'> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+};
 
 /** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
-export function toNoteBody(note: NoteRow, publicBaseUrl: string, sections?: SectionRow[]) {
+export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[]) {
   const completed = note.transcriptionStatus === 'completed';
   return {
     id: note.id,
@@ -20,7 +26,7 @@ export function toNoteBody(note: NoteRow, publicBaseUrl: string, sections?: Sect
   };
 }
 
-export function toSectionBody(section: SectionRow) {
+export function toSectionBody(section: SectionFields) {
   return {
     id: section.id,
     note_id: section.noteId,

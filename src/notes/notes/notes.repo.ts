@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
 import type { Section } from '../../providers/sectioning/port.ts';
@@ -7,6 +7,15 @@ import type { NoteEvents } from '../webhooks/note-events.ts';
 export type NoteRow = typeof notes.$inferSelect;
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
+
+/**
+ * Every column of a note but the transcript: what the API shows of a note (the transcript has its
+ * own route and can weigh tens of kilobytes, so reads that do not show it do not fetch it).
+ */
+const { transcript: _transcript, ...noteColumnsWithoutTranscript } = getTableColumns(notes);
+
+export { noteColumnsWithoutTranscript };
+export type NoteSummaryRow = Omit<NoteRow, 'transcript'>;
 
 export async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
   const [row] = await db.insert(notes).values(note).returning();

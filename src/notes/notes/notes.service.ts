@@ -1,10 +1,10 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
-import { noteSections, notes } from '../../platform/db/schema/index.ts';
+import { notes } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../auth/key-authenticator.ts';
-import { toNoteBody } from './note-view.ts';
-import { findNote, type NoteRow } from './notes.repo.ts';
+import { type SectionFields, toNoteBody } from './note-view.ts';
+import { findNote, type NoteRow, noteColumnsWithoutTranscript } from './notes.repo.ts';
 
 /** The note `id` of the caller's clinic: 404 when missing, 403 when another clinic's. */
 export async function noteOfClinic(db: Db, caller: NotesCaller, id: string): Promise<NoteRow> {
@@ -15,29 +15,33 @@ export async function noteOfClinic(db: Db, caller: NotesCaller, id: string): Pro
 }
 
 /**
- * The single-note read, a hot path: the note and its sections are fetched side by side through
- * prepared statements, and sections of a note the caller may not see are simply discarded.
+ * The single-note read, a hot path: one prepared statement brings the note (without its transcript)
+ * and its sections, ordered, as a JSON array; sections of a note the caller may not see are simply
+ * discarded.
  */
 export function prepareNoteReader(db: Db, publicBaseUrl: string) {
-  const noteById = db
-    .select()
+  // Plain SQL names: in a one-table select drizzle leaves columns unqualified, and the correlated
+  // subquery must say which table's id it means.
+  const statement = db
+    .select({
+      ...noteColumnsWithoutTranscript,
+      sections: sql<SectionFields[]>`coalesce((
+        select json_agg(json_build_object(
+          'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
+          'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
+        from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
+    })
     .from(notes)
     .where(eq(notes.id, sql.placeholder('id')))
-    .prepare('note_by_id');
-  const sectionsByNote = db
-    .select()
-    .from(noteSections)
-    .where(eq(noteSections.noteId, sql.placeholder('id')))
-    .orderBy(asc(noteSections.position))
-    .prepare('sections_by_note');
+    .prepare('note_with_sections');
   return async (caller: NotesCaller, id: string) => {
-    const [[note], sections] = await Promise.all([noteById.execute({ id }), sectionsByNote.execute({ id })]);
-    if (!note) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
-    if (note.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This note belongs to another clinic');
+    const [row] = await statement.execute({ id });
+    if (!row) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
+    if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This note belongs to another clinic');
+    const { sections, ...note } = row;
     return toNoteBody(note, publicBaseUrl, sections);
   };
 }
-
 /** The polling path: one primary-key lookup of two columns, prepared once. */
 export function prepareStatusLookup(db: Db) {
   const statement = db
