@@ -84,31 +84,8 @@ export function prepareUpsertMatch(db: Db) {
   };
 }
 
-export async function insertContact(values: NewContact, tx: Db): Promise<ContactRow> {
-  const [row] = await tx.insert(contacts).values(values).returning();
-  return row!;
-}
-
 /** Every column an external write sets: the whole row, so one prepared statement fits every write. */
-export type WritableContact = Required<
-  Pick<
-    NewContact,
-    | 'externalId'
-    | 'document'
-    | 'name'
-    | 'phone'
-    | 'email'
-    | 'address'
-    | 'source'
-    | 'profilePicUrl'
-    | 'nameEditedAt'
-    | 'nameEditedBy'
-    | 'phoneEditedAt'
-    | 'phoneEditedBy'
-    | 'deletedAt'
-  >
->;
-const WRITABLE: (keyof WritableContact)[] = [
+const WRITABLE = [
   'externalId',
   'document',
   'name',
@@ -122,7 +99,8 @@ const WRITABLE: (keyof WritableContact)[] = [
   'phoneEditedAt',
   'phoneEditedBy',
   'deletedAt',
-];
+] as const satisfies readonly (keyof NewContact)[];
+export type WritableContact = Required<Pick<NewContact, (typeof WRITABLE)[number]>>;
 const placeholders = Object.fromEntries(WRITABLE.map((column) => [column, sql`${sql.placeholder(column)}`])) as Record<
   keyof WritableContact,
   SQL
