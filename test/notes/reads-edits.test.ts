@@ -145,15 +145,40 @@ describe('retry', () => {
     await settle(failed);
   });
 
+  it('answers simultaneous retries with one Idempotency-Key all alike, with one job', async () => {
+    const jobsOf = async () => {
+      const result = await db.database.db.execute(sql`select count(*)::int as n from pgboss.job where data->>'noteId' = ${failed}`);
+      return (result as unknown as { rows: { n: number }[] }).rows[0]!.n;
+    };
+    const before = await jobsOf();
+    const post = () =>
+      app.inject({ method: 'POST', url: `/notes/v1/notes/${failed}/retry`, headers: { ...as(clinic.editor), 'idempotency-key': 'r-2' } });
+    const responses = await Promise.all([post(), post(), post()]);
+    expect(responses.map((response) => response.statusCode)).toEqual([202, 202, 202]);
+    expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(2);
+    for (const response of responses) {
+      expect(response.json()).toEqual({ status: 'success', data: { id: failed, transcription_status: 'pending' } });
+    }
+    expect(await jobsOf()).toBe(before + 1);
+    await settle(failed);
+  });
+
   it('refuses notes that are not failed, other clinics, bad bodies and viewers', async () => {
     const notFailed = await app.inject({ method: 'POST', url: `/notes/v1/notes/${joao}/retry`, headers: as(clinic.editor) });
     expect(notFailed.statusCode).toBe(422);
     expect(notFailed.json()).toMatchObject({ code: 'NOTE_NOT_FAILED', details: { transcription_status: 'completed' } });
     expect((await app.inject({ method: 'POST', url: `/notes/v1/notes/${failed}/retry`, headers: as(other.editor) })).statusCode).toBe(403);
-    expect(
-      (await app.inject({ method: 'POST', url: '/notes/v1/transcripts/retry', headers: as(clinic.editor), payload: { note_id: 'x' } }))
-        .statusCode,
-    ).toBe(422);
+    const badId = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/transcripts/retry',
+      headers: as(clinic.editor),
+      payload: { note_id: 'x' },
+    });
+    expect(badId.statusCode).toBe(400);
+    expect(badId.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: { field: 'note_id' } });
+    const noId = await app.inject({ method: 'POST', url: '/notes/v1/transcripts/retry', headers: as(clinic.editor), payload: {} });
+    expect(noId.statusCode).toBe(422);
+    expect(noId.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'note_id' } });
     expect((await app.inject({ method: 'POST', url: `/notes/v1/notes/${failed}/retry`, headers: as(clinic.viewer) })).statusCode).toBe(403);
   });
 });

@@ -48,11 +48,19 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
       schema: {
         ...common,
         summary: 'Reprocess a failed note (by body)',
-        body: z.object({ note_id: UuidSchema }).meta({ id: 'TranscriptRetryRequest' }),
+        // A malformed id is a 400, as in the path of /notes/{noteId}/retry (DECISIONS §4), not a
+        // schema 422: the body schema takes any string and the handler checks it.
+        body: z
+          .object({ note_id: z.string().meta({ format: 'uuid', description: 'The failed note to reprocess' }) })
+          .meta({ id: 'TranscriptRetryRequest' }),
       },
     },
     async (request, reply) => {
-      const result = await retryNote(deps, notesCallerOf(request), request.body.note_id, idempotencyKeyOf(request));
+      const noteId = UuidSchema.safeParse(request.body.note_id);
+      if (!noteId.success) {
+        throw new AppError('INVALID_PARAMETER', 'note_id must be a UUID', { field: 'note_id', reason: 'not a UUID' });
+      }
+      const result = await retryNote(deps, notesCallerOf(request), noteId.data, idempotencyKeyOf(request));
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).send(result.body);
     },

@@ -29,17 +29,8 @@ const SCOPE = 'POST /notes/retry';
  */
 export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
   await noteOfClinic(deps.db, caller, noteId);
-  if (idempotencyKey) {
-    const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
-    if (previous) {
-      if (previous.fingerprint !== noteId) {
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', {
-          field: 'Idempotency-Key',
-        });
-      }
-      return { statusCode: 202, body: previous.response as RetryResult['body'], replayed: true };
-    }
-  }
+  const replayed = idempotencyKey ? await replayOf(deps.db, caller, idempotencyKey, noteId) : undefined;
+  if (replayed) return replayed;
   return deps.db.transaction(async (tx) => {
     const [note] = await tx
       .update(notes)
@@ -47,6 +38,10 @@ export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: st
       .where(and(eq(notes.id, noteId), eq(notes.clinicId, caller.clinicId), eq(notes.transcriptionStatus, 'failed')))
       .returning({ id: notes.id });
     if (!note) {
+      // A concurrent retry with the same key got here first: this UPDATE waited for its commit
+      // (the row lock), so its recorded answer is visible now and is the answer to this call too.
+      const replayed = idempotencyKey ? await replayOf(tx, caller, idempotencyKey, noteId) : undefined;
+      if (replayed) return replayed;
       const current = await noteOfClinic(tx, caller, noteId);
       throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
         transcription_status: current.transcriptionStatus,
@@ -66,4 +61,14 @@ export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: st
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
     return { statusCode: 202 as const, body, replayed: false };
   });
+}
+
+/** The answer already given to this Idempotency-Key, or undefined; the key used for another note → 422. */
+async function replayOf(db: Db, caller: NotesCaller, key: string, noteId: string): Promise<RetryResult | undefined> {
+  const previous = await findIdempotentResponse(db, caller.clinicId, SCOPE, key);
+  if (!previous) return undefined;
+  if (previous.fingerprint !== noteId) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', { field: 'Idempotency-Key' });
+  }
+  return { statusCode: 202, body: previous.response as RetryResult['body'], replayed: true };
 }
