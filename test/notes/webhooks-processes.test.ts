@@ -45,7 +45,7 @@ describe.runIf(shared.url)('webhooks with two worker processes', () => {
         body: JSON.stringify({ url: receiver.url, events: ['note.completed', 'note.failed'] }),
       });
       expect(created.status).toBe(201);
-      const { secret } = ((await created.json()) as { data: { secret: string } }).data;
+      const { secret } = (await created.json()) as { secret: string };
 
       const names = ['Thor', 'Mel', 'FAIL', 'Rex', 'Luna', 'Bidu'];
       for (const name of names) {

@@ -138,7 +138,7 @@ describe('with private targets not allowed', async () => {
       headers: { 'x-api-key': clinic.admin },
       payload: { url: 'https://hooks.example.com/vetflow', events: ['note.completed'] },
     });
-    const id = created.json().data.id;
+    const id = created.json().id;
     await db.database.db.execute(sql`update webhook_endpoints set url = ${receiver.url.replace('http:', 'https:')} where id = ${id}`);
     const test = await app.inject({ method: 'POST', url: `/notes/v1/webhooks/${id}/test`, headers: { 'x-api-key': clinic.admin } });
     expect(test.statusCode).toBe(202);

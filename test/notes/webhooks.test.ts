@@ -24,7 +24,7 @@ async function register(url: string, events = ['note.completed', 'note.failed'],
     payload: { url, events, description: 'ERP' },
   });
   expect(response.statusCode, response.body).toBe(201);
-  const data = response.json().data as { id: string; secret: string };
+  const data = response.json() as { id: string; secret: string };
   secrets.push(data.secret);
   return data;
 }
@@ -65,9 +65,12 @@ function verify(secret: string, entry: { headers: Record<string, unknown>; body:
 }
 
 describe('webhook endpoints', () => {
-  it('register answers 201 with the secret once; reads never show it', async () => {
+  it('register answers 201 with the bare endpoint and its secret once; reads never show it', async () => {
     const created = await register('http://127.0.0.1:9/hooks');
+    // DECISIONS §4: `{id, url, events, enabled, secret}`, not enveloped.
+    expect(created).not.toHaveProperty('data');
     expect(created).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: 'http://127.0.0.1:9/hooks',
       events: ['note.completed', 'note.failed'],
       enabled: true,

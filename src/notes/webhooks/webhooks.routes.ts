@@ -2,7 +2,7 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import {
-  CreatedWebhookEnvelope,
+  CreatedWebhook,
   CreateWebhookBody,
   DeliveriesQuery,
   DeliveryEnvelope,
@@ -30,16 +30,16 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         summary: 'Register a webhook endpoint (administrator)',
         description:
           'Events are POSTed as JSON `{type, timestamp, data}` signed per Standard Webhooks (`webhook-id`, ' +
-          '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once.',
+          '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once. The answer is the bare ' +
+          'endpoint with its secret (DECISIONS §4), not the `{status, data}` envelope of the other webhook routes.',
         tags,
         security,
         body: CreateWebhookBody,
-        response: { 201: CreatedWebhookEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
+        response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429) },
       },
     },
     async (request, reply) => {
-      const data = await webhooks.createWebhook(deps, notesCallerOf(request), request.body);
-      return reply.code(201).send({ status: 'success' as const, data });
+      return reply.code(201).send(await webhooks.createWebhook(deps, notesCallerOf(request), request.body));
     },
   );
 

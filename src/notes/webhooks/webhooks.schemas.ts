@@ -43,9 +43,8 @@ const SecretSchema = z
   .string()
   .meta({ description: 'Signing secret `whsec_...`: shown once, never again', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
 
-export const CreatedWebhookEnvelope = z
-  .object({ status: z.literal('success'), data: WebhookRecord.extend({ secret: SecretSchema }) })
-  .meta({ id: 'CreatedWebhookResponse' });
+// Bare, as DECISIONS §4 gives it (`{id, url, events, enabled, secret}`); reads are enveloped.
+export const CreatedWebhook = WebhookRecord.extend({ secret: SecretSchema }).meta({ id: 'CreatedWebhook' });
 export const WebhookEnvelope = z.object({ status: z.literal('success'), data: WebhookRecord }).meta({ id: 'WebhookResponse' });
 export const WebhookListEnvelope = z
   .object({ status: z.literal('success'), data: z.array(WebhookRecord), meta: z.object({ total: z.int() }) })
