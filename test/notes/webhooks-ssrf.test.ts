@@ -28,11 +28,14 @@ describe('the SSRF guard', () => {
     '::ffff:7f00:1',
     '::ffff:10.0.0.1',
     '64:ff9b::a00:1',
+    '2002:7f00:1::', // 6to4 carrying 127.0.0.1
+    '2002:a9fe:a9fe::1', // 6to4 carrying 169.254.169.254
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
   ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1'])('allows %s', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });
 

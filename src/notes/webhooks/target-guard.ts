@@ -27,6 +27,7 @@ for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible
   ['64:ff9b::', 96], // NAT64: an IPv4 address in disguise
   ['100::', 64], // discard
+  ['2001::', 32], // Teredo: tunnels to an (obfuscated) IPv4 address
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
@@ -41,17 +42,22 @@ export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
-  const mapped = ipv4MappedOf(address);
-  if (mapped) return blocked.check(mapped, 'ipv4');
+  const embedded = embeddedIpv4Of(address);
+  if (embedded) return blocked.check(embedded, 'ipv4');
   return blocked.check(address, 'ipv6');
 }
 
-/** `::ffff:a.b.c.d` or `::ffff:XXXX:XXXX` → `a.b.c.d`. */
-function ipv4MappedOf(address: string): string | undefined {
+/**
+ * The IPv4 address an IPv6 address carries and reaches: IPv4-mapped (`::ffff:a.b.c.d`, also in hex
+ * groups) or 6to4 (`2002:AABB:CCDD::/48` → `a.b.c.d`, reached through a 6to4 relay).
+ */
+function embeddedIpv4Of(address: string): string | undefined {
   const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, ''));
-  if (!groups || groups.slice(0, 5).some((group) => group !== 0) || groups[5] !== 0xffff) return undefined;
-  const [high = 0, low = 0] = groups.slice(6);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  if (!groups) return undefined;
+  const dotted = (high = 0, low = 0) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return dotted(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return dotted(groups[1], groups[2]);
+  return undefined;
 }
 
 function expandIpv6(address: string): number[] | undefined {
