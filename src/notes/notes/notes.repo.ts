@@ -116,11 +116,14 @@ export async function failNote(db: Db, id: string, failure: { code: string; mess
 }
 
 /** A retryable failure: back to pending while the job waits out its backoff. */
-export async function releaseNote(db: Db, id: string): Promise<void> {
-  await db
+/** processing → pending; false when the note had left `processing` meanwhile (nothing changed). */
+export async function releaseNote(db: Db, id: string): Promise<boolean> {
+  const released = await db
     .update(notes)
     .set({ transcriptionStatus: 'pending', updatedAt: sql`now()` })
-    .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')));
+    .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')))
+    .returning({ id: notes.id });
+  return released.length > 0;
 }
 
 /** Notes a worker took before `before` and never finished: their worker died. */

@@ -33,8 +33,11 @@ export function reconcileJob(deps: {
             deps.events,
           );
         } else {
-          await releaseNote(deps.db, note.id);
-          await deps.jobs().send(deps.transcribe, { noteId: note.id });
+          // Released and re-queued together: a crash in between must not leave a pending note
+          // without a job (this sweep only looks at `processing` ones).
+          await deps.db.transaction(async (tx) => {
+            if (await releaseNote(tx, note.id)) await deps.jobs().send(deps.transcribe, { noteId: note.id }, { tx });
+          });
         }
         logger.warn({ noteId: note.id, attempts: note.attempts }, 'stale processing note reconciled');
       }
