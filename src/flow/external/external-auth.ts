@@ -1,10 +1,9 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { assertNotBlockedCached, bruteForcePolicy, failAuthentication } from '../auth/brute-force.ts';
 import type { ApiKeyCaller } from '../callers.ts';
-import { CrmKeyCache } from '../keys/key-cache.ts';
+import { crmKeyCache } from '../keys/key-cache.ts';
 import { touchApiKey } from '../keys/keys.repo.ts';
 import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
@@ -55,14 +54,6 @@ export function enforceExternalAuth(scope: AppInstance): void {
 const TOUCH_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
-// One key cache per database (an app, or several apps over one database in tests).
-const keyCaches = new WeakMap<object, CrmKeyCache>();
-function keyCache(db: Db): CrmKeyCache {
-  const cache = keyCaches.get(db) ?? new CrmKeyCache(db);
-  keyCaches.set(db, cache);
-  return cache;
-}
-
 const authenticateKey: onRequestHookHandler = async function authenticateKey(request) {
   const policy = request.routeOptions.config.crmAuth!;
   const { config, database } = request.server.vetflow;
@@ -80,7 +71,7 @@ const authenticateKey: onRequestHookHandler = async function authenticateKey(req
   const token = match[1]!;
   // The checksum refuses typos and forgeries without looking the key up.
   if (!isWellFormedToken(token)) return fail('Malformed API key');
-  const key = await keyCache(request.server.vetflow.database.db).find(hashToken(token));
+  const key = await crmKeyCache(db).find(hashToken(token));
   if (!key) return fail('Invalid or revoked API key');
 
   const caller: ApiKeyCaller = {

@@ -11,18 +11,24 @@ export type ActiveKey = NonNullable<Awaited<ReturnType<typeof findActiveKeyByHas
 export const CRM_KEY_CACHE_TTL_MS = 2_000;
 const MAX_ENTRIES = 10_000;
 
-// Bumped by every revocation or workspace change in this process: entries from an older epoch are
-// stale whatever their age.
-let epoch = 0;
+// One cache per database handle (an app; tests run several apps, each its own handle, as separate
+// processes would be).
+const caches = new WeakMap<Db, CrmKeyCache>();
 
-export function invalidateCrmKeyCache(): void {
-  epoch++;
+export function crmKeyCache(db: Db): CrmKeyCache {
+  const cache = caches.get(db) ?? new CrmKeyCache(db);
+  caches.set(db, cache);
+  return cache;
+}
+
+/** A revocation or workspace change through `db`: that app stops trusting its cached lookups at once. */
+export function invalidateCrmKeyCache(db: Db): void {
+  caches.get(db)?.clear();
 }
 
 interface Entry {
   key: ActiveKey | null;
   until: number;
-  epoch: number;
 }
 
 /**
@@ -32,6 +38,7 @@ interface Entry {
 export class CrmKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly db: Db;
+  private generation = 0;
 
   constructor(db: Db) {
     this.db = db;
@@ -40,11 +47,18 @@ export class CrmKeyCache {
   async find(tokenHash: string): Promise<ActiveKey | null> {
     const now = Date.now();
     const cached = this.entries.get(tokenHash);
-    if (cached && cached.until > now && cached.epoch === epoch) return cached.key;
-    const loadedAt = epoch;
+    if (cached && cached.until > now) return cached.key;
+    const generation = this.generation;
     const key = (await findActiveKeyByHash(tokenHash, this.db)) ?? null;
+    // A lookup that started before a clear() may have read the key before its revocation.
+    if (generation !== this.generation) return key;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(tokenHash, { key, until: now + CRM_KEY_CACHE_TTL_MS, epoch: loadedAt });
+    this.entries.set(tokenHash, { key, until: now + CRM_KEY_CACHE_TTL_MS });
     return key;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.generation++;
   }
 }

@@ -62,5 +62,5 @@ export function listApiKeys(caller: CrmCaller, workspaceId: string, db: Db): Pro
 export async function revokeKey(caller: CrmCaller, workspaceId: string, keyId: string, db: Db): Promise<void> {
   assertKeyManager(caller, workspaceId);
   if (!(await revokeApiKey(workspaceId, keyId, db))) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
-  invalidateCrmKeyCache();
+  invalidateCrmKeyCache(db);
 }

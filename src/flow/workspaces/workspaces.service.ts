@@ -44,6 +44,6 @@ export async function changeWorkspace(caller: CrmCaller, workspaceId: string, ch
   const workspace = await updateWorkspace(workspaceId, changes, db);
   if (!workspace) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
   // Billing status and name travel with cached bearer keys.
-  invalidateCrmKeyCache();
+  invalidateCrmKeyCache(db);
   return workspace;
 }
