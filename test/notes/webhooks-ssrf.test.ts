@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activeSecrets } from '../../src/notes/webhooks/deliver.job.ts';
 import { SecretBox, SecretUnreadableError } from '../../src/notes/webhooks/secrets.ts';
-import { postJson } from '../../src/notes/webhooks/sender.ts';
+import { postJson, withDeadline } from '../../src/notes/webhooks/sender.ts';
 import { isPrivateAddress, resolveTarget, TargetRefusedError } from '../../src/notes/webhooks/target-guard.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
@@ -80,6 +82,31 @@ describe('the SSRF guard', () => {
     const started = Date.now();
     await expect(postJson(target, {}, '{}', 300)).rejects.toThrow(/no answer within 300 ms/);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('counts a status that arrived even when the body then hangs past the timeout', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('ok, still writing');
+      // ...and never ends.
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const target = await resolveTarget(`http://127.0.0.1:${port}/hooks`, true);
+      const started = Date.now();
+      await expect(postJson(target, {}, '{}', 300)).resolves.toEqual({ statusCode: 200, bodyStart: 'ok, still writing' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('bounds the DNS lookup by the same deadline', async () => {
+    const hanging = resolveTarget('https://hooks.example.com/x', false, () => new Promise(() => {}));
+    await expect(withDeadline(hanging, 200, 'DNS lookup')).rejects.toThrow(/DNS lookup: no answer within 200 ms/);
+    await expect(withDeadline(Promise.resolve(7), 200, 'DNS lookup')).resolves.toBe(7);
   });
 });
 

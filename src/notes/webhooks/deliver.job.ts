@@ -5,7 +5,7 @@ import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recor
 import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
 import { type DeliverJob, DeliverPayload } from './outbox.ts';
 import { type SecretBox, SecretUnreadableError, signatureHeader } from './secrets.ts';
-import { postJson, SendTimeoutError } from './sender.ts';
+import { postJson, SendTimeoutError, withDeadline } from './sender.ts';
 import { type Resolver, resolveTarget, TargetRefusedError } from './target-guard.ts';
 
 export const DELIVER_QUEUE = 'notes.webhook-deliver';
@@ -98,8 +98,10 @@ async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, b
     'webhook-signature': signatureHeader(secrets, eventId, timestamp, body),
   };
   try {
-    const target = await resolveTarget(endpoint.url, deps.allowPrivateTargets, deps.resolver);
-    return await postJson(target, headers, body, deps.timeoutMs);
+    // One deadline for the whole exchange, DNS lookup included.
+    const deadline = Date.now() + deps.timeoutMs;
+    const target = await withDeadline(resolveTarget(endpoint.url, deps.allowPrivateTargets, deps.resolver), deps.timeoutMs, 'DNS lookup');
+    return await postJson(target, headers, body, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (error instanceof TargetRefusedError) return { error: `target refused: ${error.message}`, retryable: false };
     if (error instanceof SendTimeoutError) return { error: `timeout: ${error.message}`, retryable: true };

@@ -38,7 +38,13 @@ export function postJson(target: ResolvedTarget, headers: Record<string, string>
         'user-agent': 'vetflow-webhooks/1',
       },
     });
-    const timer = setTimeout(() => request.destroy(new SendTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    // Once the status has arrived it decides: a receiver that answers 2xx and then holds its body
+    // open past the timeout was still reached (a retry would send a duplicate).
+    let answered: (() => void) | undefined;
+    const timer = setTimeout(() => {
+      if (answered) answered();
+      else request.destroy(new SendTimeoutError(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
     request.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -48,20 +54,28 @@ export function postJson(target: ResolvedTarget, headers: Record<string, string>
       let size = 0;
       const finish = () => {
         clearTimeout(timer);
+        response.destroy();
         resolve({ statusCode: response.statusCode ?? 0, bodyStart: Buffer.concat(chunks).toString('utf8').slice(0, 500) });
       };
+      answered = finish;
       response.on('data', (chunk: Buffer) => {
         if (size < BODY_READ_LIMIT) chunks.push(chunk.subarray(0, BODY_READ_LIMIT - size));
         size += chunk.length;
         // Enough read: the status decides; the rest of a large body is not our business.
-        if (size >= BODY_READ_LIMIT) {
-          response.destroy();
-          finish();
-        }
+        if (size >= BODY_READ_LIMIT) finish();
       });
       response.on('end', finish);
       response.on('error', finish);
     });
     request.end(body);
   });
+}
+
+/** `promise`, or a SendTimeoutError after `ms` (for the DNS lookup that precedes the request). */
+export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SendTimeoutError(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
