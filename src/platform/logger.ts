@@ -26,6 +26,16 @@ export const REDACTED_PATHS = [
 
 export type { Logger };
 
+// Query parameters whose value is a credential, and our credential formats wherever they appear
+// in a URL (a client that puts its key in the query string must not get it logged).
+const SECRET_QUERY_PARAMS = /([?&](?:x[-_]?api[-_]?key|api[-_]?key|key|token|access[-_]?token|secret|password)=)[^&#]*/gi;
+const SECRET_VALUES = /vnk_[0-9a-f]{32}|crm_live_[0-9A-Za-z]+|whsec_[0-9A-Za-z+/=]+/g;
+
+/** The URL as logged: credentials in the query string (or anywhere in it) censored. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]').replace(SECRET_VALUES, '[redacted]');
+}
+
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -36,7 +46,7 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: De
       serializers: {
         req: (req) => ({
           method: req.method,
-          url: req.url,
+          url: redactUrl(req.url),
           remoteAddress: req.ip,
           headers: req.headers,
         }),

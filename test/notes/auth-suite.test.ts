@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The shared auth suite: every route of the Notes API, as registered, against every way a key can
-// be wrong. A route added later joins by being registered.
+// be wrong, against its rate limit and against another clinic's key. A route added later joins by
+// being registered.
 
-const { app, db } = await createTestApp();
+const { app, db, config } = await createTestApp({ startWorkers: true });
 const keys = await createClinicWithKeys(db.database);
+const other = await createClinicWithKeys(db.database, 'Outra clínica');
 await app.ready();
 
 const PREFIX = '/notes/v1';
@@ -81,5 +84,98 @@ describe('Notes API auth suite', () => {
   it('lets a key with the permission through to the route', async () => {
     const response = await app.inject({ method: 'GET', url: `${PREFIX}/api-keys`, headers: { 'x-api-key': keys.admin } });
     expect(response.statusCode).toBe(200);
+  });
+
+  it('rate-limits every route except GET /notes/{id}/status', async () => {
+    const unlimited = `GET ${PREFIX}/notes/:id/status`;
+    expect(routes.map(label)).toContain(unlimited);
+    // An administrator key passes authentication (which runs first) on every route, so each request
+    // reaches the limiter whatever the route answers after it.
+    for (const route of routes) {
+      const response = await app.inject({ method: route.method as 'GET', url: url(route.url), headers: { 'x-api-key': keys.admin } });
+      expect(response.statusCode, label(route)).not.toBe(401);
+      if (label(route) === unlimited) expect(response.headers, label(route)).not.toHaveProperty('x-ratelimit-limit-minute');
+      else expect(response.headers['x-ratelimit-limit-minute'], label(route)).toBe(String(config.RATE_LIMIT_ADMINISTRATOR_PER_MINUTE));
+    }
+  });
+});
+
+// One resource of each kind, owned by the first clinic; the other clinic's administrator (every
+// permission) asks for each of them on every route that names one.
+const as = (key: string) => ({ 'x-api-key': key });
+const noteId = await uploadNote(app, keys.editor, { name: 'Tenant' });
+await waitUntilSettled(app, keys.viewer, noteId);
+const sectionId: string = (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.viewer) })).json().data
+  .note_sections[0].id;
+const webhookId: string = (
+  await app.inject({
+    method: 'POST',
+    url: `${PREFIX}/webhooks`,
+    headers: as(keys.admin),
+    payload: { url: 'http://127.0.0.1:9/tenant', events: ['note.completed'] },
+  })
+).json().id;
+const deliveryId: string = (
+  await app.inject({ method: 'POST', url: `${PREFIX}/webhooks/${webhookId}/test`, headers: as(keys.admin) })
+).json().data.id;
+
+describe('Notes API tenant isolation', () => {
+  // Path parameters, by the collection they follow.
+  const owned: Record<string, string> = { 'api-keys': keys.viewerId, notes: noteId, webhooks: webhookId, deliveries: deliveryId };
+  const ownedUrl = (path: string) =>
+    path.replace(/([a-z_-]+)\/:[A-Za-z_]+/g, (_, collection: string) => {
+      const id = owned[collection];
+      if (!id) throw new Error(`no resource of the first clinic for /${collection}/:param in ${path}`);
+      return `${collection}/${id}`;
+    });
+  // Routes that name a resource outside the path, and bodies some routes need to pass validation.
+  const extras: Record<string, { query?: string; payload?: object }> = {
+    [`POST ${PREFIX}/transcripts/retry`]: { payload: { note_id: noteId } },
+    [`PATCH ${PREFIX}/note_sections`]: { query: `?section_id=${sectionId}`, payload: { title: 't', content: 'c', order: '1' } },
+    [`PATCH ${PREFIX}/webhooks/:id`]: { payload: { description: 'taken over' } },
+  };
+  // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
+  const notTenantReferences = new Set(['external_id']);
+  const tenantScoped = routes.filter((route) => route.url.includes('/:') || extras[label(route)]?.query || extras[label(route)]?.payload);
+
+  it('knows every route that takes an id outside its path', async () => {
+    const document = (await app.inject({ method: 'GET', url: `${PREFIX}/openapi.json` })).json();
+    const isId = (name: string) => (name === 'id' || name.endsWith('_id')) && !notTenantReferences.has(name);
+    const schemaOf = (schema: { $ref?: string; properties?: object }) =>
+      schema.$ref ? document.components.schemas[schema.$ref.split('/').pop() ?? ''] : schema;
+    const takingIds: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const inQuery = (operation.parameters ?? []).some((parameter: any) => parameter.in === 'query' && isId(parameter.name));
+        const bodies = Object.values<any>(operation.requestBody?.content ?? {}).map((content) => schemaOf(content.schema));
+        const inBody = bodies.some((schema) => Object.keys(schema?.properties ?? {}).some(isId));
+        if (inQuery || inBody) takingIds.push(`${method.toUpperCase()} ${PREFIX}${path.replace(/\{(\w+)\}/g, ':$1')}`);
+      }
+    }
+    expect(takingIds).toContain(`POST ${PREFIX}/transcripts/retry`);
+    for (const route of takingIds) expect(extras[route], route).toBeDefined();
+  });
+
+  it("refuses another clinic's key with 403 FORBIDDEN_TENANT on every route that names a resource", async () => {
+    expect(tenantScoped.map(label)).toEqual(expect.arrayContaining([`POST ${PREFIX}/transcripts/retry`, `PATCH ${PREFIX}/note_sections`]));
+    for (const route of tenantScoped) {
+      const extra = extras[label(route)];
+      const response = await app.inject({
+        method: route.method as 'GET',
+        url: `${ownedUrl(route.url)}${extra?.query ?? ''}`,
+        headers: as(other.admin),
+        ...(extra?.payload ? { payload: extra.payload } : {}),
+      });
+      expect(response.statusCode, `${label(route)}: ${response.body}`).toBe(403);
+      expect(response.json().code, label(route)).toBe('FORBIDDEN_TENANT');
+    }
+    // The first clinic still has everything, unchanged; its viewer key was not revoked.
+    for (const path of [`/notes/${noteId}`, `/webhooks/${webhookId}`, `/api-keys/${keys.viewerId}/usage`]) {
+      const response = await app.inject({ method: 'GET', url: `${PREFIX}${path}`, headers: as(keys.admin) });
+      expect(response.statusCode, path).toBe(200);
+    }
+    const webhook = await app.inject({ method: 'GET', url: `${PREFIX}/webhooks/${webhookId}`, headers: as(keys.admin) });
+    expect(webhook.json().data.description).toBeNull();
+    expect((await app.inject({ method: 'GET', url: `${PREFIX}/notes`, headers: as(keys.viewer) })).statusCode).toBe(200);
   });
 });

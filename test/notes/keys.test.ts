@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -184,6 +185,40 @@ describe('GET /api-keys/{id}/usage', () => {
     ]);
     expect(usage.endpoints.map((entry: { endpoint: string }) => entry.endpoint)).toContain('DELETE /api-keys/:id');
     expect(usage.last_used_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it('adds no database write to a request: counts wait in memory for the next flush', async () => {
+    const rowsOf = async (keyId: string) => {
+      const result = await db.database.db.execute(
+        sql`select endpoint, status_class, count from notes_api_key_usage where key_id = ${keyId} order by endpoint`,
+      );
+      return (result as unknown as { rows: { endpoint: string; status_class: string; count: number }[] }).rows;
+    };
+    const lastUsedOf = async (keyId: string) => {
+      const result = await db.database.db.execute(sql`select last_used_at from notes_api_keys where id = ${keyId}`);
+      return (result as unknown as { rows: { last_used_at: unknown }[] }).rows[0]?.last_used_at;
+    };
+    // The recorder also flushes on a 5 s timer. Catch one tick (a probe key's count lands) so the
+    // requests below run early in the next interval, where only a per-request write could show.
+    const probe = (await createKey(clinic.admin, { name: 'probe', permissions: ['notes:read', 'keys:manage'] })).json().data;
+    await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(probe.key) });
+    await eventually(async () => (await rowsOf(probe.id)).length > 0, 10_000, 20);
+    const ticked = Date.now();
+
+    const { id, key } = (await createKey(clinic.admin, { name: 'silent', permissions: ['notes:read', 'keys:manage'] })).json().data;
+    for (let i = 0; i < 20; i++) {
+      expect((await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(key) })).statusCode).toBe(200);
+    }
+    const since = `${Date.now() - ticked} ms after a timed flush`;
+    expect(await rowsOf(id), since).toEqual([]);
+    expect(await lastUsedOf(id), since).toBeNull();
+    expect(Date.now() - ticked, 'checked before the next timed flush').toBeLessThan(4_500);
+
+    // Reading usage flushes first.
+    const response = await app.inject({ method: 'GET', url: `/notes/v1/api-keys/${id}/usage`, headers: as(clinic.admin) });
+    expect(response.json().data.totals).toEqual({ requests: 20, by_status: { '2xx': 20 } });
+    expect(await rowsOf(id)).toEqual([{ endpoint: 'GET /api-keys', status_class: '2xx', count: 20 }]);
+    expect(await lastUsedOf(id)).not.toBeNull();
   });
 
   it('takes a from/to window, and refuses mixing it with days', async () => {

@@ -168,6 +168,14 @@ describe('retry', () => {
     expect(notFailed.statusCode).toBe(422);
     expect(notFailed.json()).toMatchObject({ code: 'NOTE_NOT_FAILED', details: { transcription_status: 'completed' } });
     expect((await app.inject({ method: 'POST', url: `/notes/v1/notes/${failed}/retry`, headers: as(other.editor) })).statusCode).toBe(403);
+    const byBody = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/transcripts/retry',
+      headers: as(other.editor),
+      payload: { note_id: failed },
+    });
+    expect(byBody.statusCode).toBe(403);
+    expect(byBody.json().code).toBe('FORBIDDEN_TENANT');
     const badId = await app.inject({
       method: 'POST',
       url: '/notes/v1/transcripts/retry',

@@ -6,6 +6,16 @@ import { createClinicWithKeys } from '../helpers/notes.ts';
 
 const { app, db, logs } = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
 const clinic = await createClinicWithKeys(db.database);
+await app.ready();
+
+// Every Notes route as registered (as the auth suite enumerates them), ids filled with one sample.
+const PREFIX = '/notes/v1';
+const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+const routes = app.vetflow.routes.filter(
+  (route) => route.url.startsWith(`${PREFIX}/`) && route.url !== `${PREFIX}/openapi.json` && route.method !== 'HEAD',
+);
+const url = (path: string) => path.replace(/:[A-Za-z_]+/g, SAMPLE_ID);
+const label = (route: { method: string; url: string }) => `${route.method} ${route.url}`;
 
 async function everyRowAsText(): Promise<string> {
   const tables = await db.database.db.execute(sql`select tablename from pg_tables where schemaname in ('public', 'pgboss')`);
@@ -47,4 +57,56 @@ describe('a canary key', () => {
     expect(dbText).not.toContain(canary);
     expect(dbText).not.toContain(canary.slice(4));
   });
+
+  it('appears in no log line or response body on any Notes route, sent in headers or bodies', async () => {
+    const canary = await newCanary();
+    const from = logs.length;
+    for (const route of routes) {
+      const response = await sendEverywhere(route, canary, { inQuery: false });
+      expect(response.statusCode, label(route)).not.toBe(401); // authenticated: the route itself answered
+      expect(response.body, label(route)).not.toContain(canary);
+    }
+    const logText = logs.slice(from).join('\n');
+    expect(logText).toContain('[redacted]');
+    expect(logText).not.toContain(canary);
+  });
+
+  it('is not echoed in any response body when also sent in the query string', async () => {
+    const canary = await newCanary();
+    for (const route of routes) {
+      const response = await sendEverywhere(route, canary, { inQuery: true });
+      expect(response.statusCode, label(route)).not.toBe(401);
+      expect(response.body, label(route)).not.toContain(canary);
+    }
+  });
+
+  // The request serializer censors credentials in the URL (src/platform/logger.ts redactUrl).
+  it('appears in no log line when sent in the query string', async () => {
+    const canary = await newCanary();
+    const from = logs.length;
+    for (const route of routes) await sendEverywhere(route, canary, { inQuery: true });
+    expect(logs.slice(from).join('\n')).not.toContain(canary);
+  });
 });
+
+/** A fresh administrator key (every permission, so each route gets past authorisation). */
+async function newCanary(): Promise<string> {
+  const created = await app.inject({
+    method: 'POST',
+    url: `${PREFIX}/api-keys`,
+    headers: { 'x-api-key': clinic.admin },
+    payload: { name: 'route canary', permissions: ['notes:read', 'notes:write', 'keys:manage'] },
+  });
+  return created.json().data.key;
+}
+
+/** One request to `route` carrying `canary` as the key, and everywhere else a careless client might put it. */
+function sendEverywhere(route: { method: string; url: string }, canary: string, { inQuery }: { inQuery: boolean }) {
+  const query = inQuery ? `?${new URLSearchParams({ api_key: canary, key: canary, token: canary })}` : '';
+  return app.inject({
+    method: route.method as 'GET',
+    url: `${url(route.url)}${query}`,
+    headers: { 'x-api-key': canary, authorization: `Bearer ${canary}`, cookie: `session=${canary}` },
+    ...(route.method === 'GET' ? {} : { payload: { api_key: canary, key: canary, token: canary, x_api_key: canary } }),
+  });
+}

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { AppError } from '../../src/platform/errors.ts';
-import { createTestApp } from '../helpers/app.ts';
+import { createTestApp, testEnv } from '../helpers/app.ts';
 
-const { app, logs } = await createTestApp();
+const { app, db, logs } = await createTestApp();
 const { app: closable } = await createTestApp();
 
 // Routes that exist only in this test, to drive the shared error handling and request plumbing.
@@ -140,6 +142,26 @@ describe('logs', () => {
     expect(all).toContain('redaction-probe/1.0');
     expect(all).toContain('[redacted]');
     expect(all).not.toContain(canary);
+  });
+});
+
+describe('server timeouts', () => {
+  it('gives the Node server the configured request, connection and keep-alive timeouts', async () => {
+    // Values none of which is a default, so each can only have come from its own variable.
+    const env = testEnv({
+      LOG_LEVEL: 'silent',
+      REQUEST_TIMEOUT_MS: '123000',
+      CONNECTION_TIMEOUT_MS: '45000',
+      KEEP_ALIVE_TIMEOUT_MS: '67000',
+    });
+    const tuned = await buildApp(loadConfig(env), { database: db.database });
+    try {
+      expect(tuned.server.requestTimeout).toBe(123_000);
+      expect(tuned.server.timeout).toBe(45_000); // connectionTimeout is the socket idle timeout
+      expect(tuned.server.keepAliveTimeout).toBe(67_000);
+    } finally {
+      await tuned.close();
+    }
   });
 });
 
