@@ -47,3 +47,17 @@ export async function awayFromMinuteBoundary(seconds = 15): Promise<void> {
   const intoMinute = (Date.now() % 60_000) / 1000;
   if (intoMinute > 60 - seconds) await new Promise((resolve) => setTimeout(resolve, (60 - intoMinute + 0.2) * 1000));
 }
+
+export const PREFIX = '/notes/v1';
+export const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Every Notes API route as registered (the suites that walk them all: auth, secrets). */
+export function notesRoutes<Route extends { method: string; url: string }>(app: { vetflow: { routes: readonly Route[] } }): Route[] {
+  return app.vetflow.routes.filter(
+    (route) => route.url.startsWith(`${PREFIX}/`) && route.url !== `${PREFIX}/openapi.json` && route.method !== 'HEAD',
+  );
+}
+
+/** A route's path with every parameter filled with SAMPLE_ID. */
+export const sampleUrl = (path: string) => path.replace(/:[A-Za-z_]+/g, SAMPLE_ID);
+export const routeLabel = (route: { method: string; url: string }) => `${route.method} ${route.url}`;

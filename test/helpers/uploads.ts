@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './processes.ts';
 
@@ -64,5 +64,16 @@ export async function waitUntilSettled(app: Injector, key: string, id: string, t
     if (status === 'completed' || status === 'failed') return status;
     if (Date.now() > deadline) throw new Error(`note ${id} still ${status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Every file under `dir` (none when it does not exist): what an upload left behind. */
+export function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name));
+  } catch {
+    return [];
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The shared auth suite: every route of the Notes API, as registered, against every way a key can
@@ -12,13 +12,7 @@ const keys = await createClinicWithKeys(db.database);
 const other = await createClinicWithKeys(db.database, 'Outra clínica');
 await app.ready();
 
-const PREFIX = '/notes/v1';
-const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
-const routes = app.vetflow.routes.filter(
-  (route) => route.url.startsWith(`${PREFIX}/`) && route.url !== `${PREFIX}/openapi.json` && route.method !== 'HEAD',
-);
-const url = (path: string) => path.replace(/:[A-Za-z_]+/g, SAMPLE_ID);
-const label = (route: { method: string; url: string }) => `${route.method} ${route.url}`;
+const routes = notesRoutes(app);
 
 describe('Notes API auth suite', () => {
   it('covers the routes that exist, each with an access policy', () => {

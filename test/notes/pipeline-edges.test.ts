@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { type SQL, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import type { Database } from '../../src/platform/db/client.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { filesUnder, fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Edges of the notes pipeline: every accepted format end to end, the reconciliation sweep, the
@@ -23,16 +22,6 @@ const as = (key: string) => ({ 'x-api-key': key });
 
 async function rows<T>(database: Database, query: SQL): Promise<T[]> {
   return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
-}
-
-function filesUnder(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => path.join(entry.parentPath, entry.name));
-  } catch {
-    return [];
-  }
 }
 
 async function getNote(id: string, key = clinic.viewer) {

@@ -2,20 +2,14 @@ import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
 
 const { app, db, logs } = await createTestApp({ env: { LOG_LEVEL: 'trace' } });
 const clinic = await createClinicWithKeys(db.database);
 await app.ready();
 
 // Every Notes route as registered (as the auth suite enumerates them), ids filled with one sample.
-const PREFIX = '/notes/v1';
-const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
-const routes = app.vetflow.routes.filter(
-  (route) => route.url.startsWith(`${PREFIX}/`) && route.url !== `${PREFIX}/openapi.json` && route.method !== 'HEAD',
-);
-const url = (path: string) => path.replace(/:[A-Za-z_]+/g, SAMPLE_ID);
-const label = (route: { method: string; url: string }) => `${route.method} ${route.url}`;
+const routes = notesRoutes(app);
 
 async function everyRowAsText(): Promise<string> {
   const tables = await db.database.db.execute(sql`select tablename from pg_tables where schemaname in ('public', 'pgboss')`);

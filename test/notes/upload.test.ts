@@ -1,11 +1,10 @@
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { filesUnder, fixture, multipartBody } from '../helpers/uploads.ts';
 
 const { app, db, config } = await createTestApp({ env: { AUDIO_MAX_BYTES: '400000' } });
 const clinic = await createClinicWithKeys(db.database);
@@ -28,16 +27,6 @@ async function count(table: 'notes' | 'jobs'): Promise<number> {
       : sql`select count(*)::int as n from pgboss.job where name = 'notes.transcribe'`;
   const result = await db.database.db.execute(query);
   return (result as unknown as { rows: { n: number }[] }).rows[0]?.n ?? -1;
-}
-
-function filesUnder(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => path.join(entry.parentPath, entry.name));
-  } catch {
-    return [];
-  }
 }
 
 /** Runs `action` and checks it left no note, no job, no stored or temporary file behind. */

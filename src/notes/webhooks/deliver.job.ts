@@ -99,9 +99,9 @@ async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, b
   };
   try {
     // One deadline for the whole exchange, DNS lookup included.
-    const deadline = Date.now() + deps.timeoutMs;
+    const startedAt = Date.now();
     const target = await withDeadline(resolveTarget(endpoint.url, deps.allowPrivateTargets, deps.resolver), deps.timeoutMs, 'DNS lookup');
-    return await postJson(target, headers, body, Math.max(1, deadline - Date.now()));
+    return await postJson(target, headers, body, deps.timeoutMs, startedAt);
   } catch (error) {
     if (error instanceof TargetRefusedError) return { error: `target refused: ${error.message}`, retryable: false };
     if (error instanceof SendTimeoutError) return { error: `timeout: ${error.message}`, retryable: true };

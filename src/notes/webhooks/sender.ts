@@ -20,7 +20,14 @@ const BODY_READ_LIMIT = 4_096;
  * pinned), without following redirects, reading at most a few KB of the answer, within `timeoutMs`
  * for the whole exchange.
  */
-export function postJson(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+export function postJson(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  /** When the exchange began (before the DNS lookup, say): the timeout counts from there. */
+  startedAt = Date.now(),
+): Promise<SendResult> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
@@ -41,10 +48,13 @@ export function postJson(target: ResolvedTarget, headers: Record<string, string>
     // Once the status has arrived it decides: a receiver that answers 2xx and then holds its body
     // open past the timeout was still reached (a retry would send a duplicate).
     let answered: (() => void) | undefined;
-    const timer = setTimeout(() => {
-      if (answered) answered();
-      else request.destroy(new SendTimeoutError(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+    const timer = setTimeout(
+      () => {
+        if (answered) answered();
+        else request.destroy(new SendTimeoutError(`no answer within ${timeoutMs} ms`));
+      },
+      Math.max(1, startedAt + timeoutMs - Date.now()),
+    );
     request.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
