@@ -27,6 +27,6 @@ export async function deleteContact(caller: ApiKeyCaller, contactId: string, met
       const deleted = await updateContact(contact.id, { deletedAt: new Date() }, tx);
       changes = { deleted_at: { before: null, after: toTimestamp(deleted.deletedAt!) } };
     }
-    await insertAuditLog(auditEntry(caller, contact.id, 'deleted', changes, [], meta), tx);
+    await insertAuditLog({ ...auditEntry(caller, 'deleted', changes, [], meta), contactId: contact.id }, tx);
   });
 }

@@ -3,7 +3,7 @@ import type { AuditChanges } from '../../platform/db/schema/index.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import { insertAuditLog } from '../audit/audit.repo.ts';
+import { type AuditEntry, insertAuditLog } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
@@ -167,10 +167,10 @@ async function upsertOnce(
     audit.deleted_at = { before: toTimestamp(match.deletedAt!), after: null };
   }
   const action = restoring ? 'restored' : 'updated';
-  const entry = auditEntry(caller, match.id, action, audit, warnings, meta);
+  const entry = auditEntry(caller, action, audit, warnings, meta);
   if (Object.keys(changes).length === 0) {
     // Nothing to write but the audit entry: the request still succeeded.
-    await insertAuditLog(entry, tx ?? db);
+    await insertAuditLog({ ...entry, contactId: match.id }, tx ?? db);
     return { contact: withoutVersion(match), action, matchedBy, warnings };
   }
   let contact: ContactRow | undefined;
@@ -202,7 +202,7 @@ async function create(
   for (const key of Object.keys(fields) as (keyof ContactFields)[]) {
     if (fields[key] != null) audit[COLUMN[key]] = { before: null, after: fields[key] };
   }
-  const { contactId: _, ...entry } = auditEntry(caller, '', 'created', audit, [], meta);
+  const entry = auditEntry(caller, 'created', audit, [], meta);
   try {
     const contact = await writes.insert(caller.workspaceId, writableRow(fields), entry, tx);
     return { contact, action: 'created', matchedBy: null, warnings: [] };
@@ -218,18 +218,16 @@ function withoutVersion(row: ContactRow | VersionedContact): ContactRow {
   return contact;
 }
 
-/** The audit row of one successful external write. */
+/** The audit row of one successful external write, but its contact (the statement that writes the contact knows it). */
 export function auditEntry(
   caller: ApiKeyCaller,
-  contactId: string,
   action: 'created' | 'updated' | 'restored' | 'deleted',
   changes: AuditChanges,
   warnings: string[],
   meta: RequestMeta,
-) {
+): AuditEntry {
   return {
     workspaceId: caller.workspaceId,
-    contactId,
     apiKeyId: caller.keyId,
     apiKeyPrefix: caller.prefix,
     action,

@@ -42,6 +42,7 @@ export function prepareNoteReader(db: Db, publicBaseUrl: string) {
     return toNoteBody(note, publicBaseUrl, sections);
   };
 }
+
 /** The polling path: one primary-key lookup of two columns, prepared once. */
 export function prepareStatusLookup(db: Db) {
   const statement = db
