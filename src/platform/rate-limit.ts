@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
+import { counterBatches } from './counter-batches.ts';
 import type { Db } from './db/client.ts';
 import { rateLimitCounters } from './db/schema/index.ts';
 import { AppError } from './errors.ts';
@@ -69,8 +70,8 @@ interface StoreResult {
   ttl: number;
 }
 
-// A @fastify/rate-limit store over one upsert per request. Windows are aligned to the clock
-// (minute boundaries), so every process agrees on when a window starts and resets.
+// A @fastify/rate-limit store over one upsert per burst (see counterBatches). Windows are aligned to
+// the clock (minute boundaries), so every process agrees on when a window starts and resets.
 //
 // Every request of a key updates the same row, so requests queue on that row's lock for as long as
 // each commit takes to reach disk. The counter's commit is made asynchronous (set_config(...,
@@ -79,20 +80,25 @@ interface StoreResult {
 function postgresStore(db: Db) {
   // Prepared once: this runs on every limited request. set_config(..., true) in the inserted value
   // makes this statement's own transaction commit asynchronously.
-  const hitStatement = db
+  const addStatement = db
     .insert(rateLimitCounters)
     .values({
       key: sql`${sql.placeholder('key')}::text`,
       windowStart: sql`${sql.placeholder('windowStart')}::bigint`,
-      count: sql`(select 1 from set_config('synchronous_commit', 'off', true))`,
+      count: sql`(select ${sql.placeholder('by')}::int from set_config('synchronous_commit', 'off', true))`,
     })
     .onConflictDoUpdate({
       target: [rateLimitCounters.key, rateLimitCounters.windowStart],
-      set: { count: sql`${rateLimitCounters.count} + 1` },
+      set: { count: sql`${rateLimitCounters.count} + excluded.count` },
     })
     .returning({ count: rateLimitCounters.count })
-    .prepare('rate_limit_hit');
-  const hit = (key: string, windowStart: number) => hitStatement.execute({ key, windowStart });
+    .prepare('rate_limit_add');
+  // A counter's slot is "<window start>:<key>".
+  const hit = counterBatches(async (slot, by) => {
+    const colon = slot.indexOf(':');
+    const [row] = await addStatement.execute({ windowStart: Number(slot.slice(0, colon)), key: slot.slice(colon + 1), by });
+    return Number(row?.count ?? by);
+  });
   let lastSweep = 0;
 
   return class PostgresRateLimitStore {
@@ -106,12 +112,10 @@ function postgresStore(db: Db) {
           .where(sql`${rateLimitCounters.windowStart} < ${windowStart - 10 * timeWindow}`)
           .catch(() => {});
       }
-      hit(key, windowStart).then(
-        (rows) => {
-          callback(null, { current: Number(rows[0]?.count ?? 1), ttl: windowStart + timeWindow - now });
-        },
-        (error: Error) => callback(error),
-      );
+      hit(`${windowStart}:${key}`, (error, count) => {
+        if (error) callback(error);
+        else callback(null, { current: count!, ttl: windowStart + timeWindow - now });
+      });
     }
 
     child() {

@@ -1,6 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { rateLimitCounters } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
@@ -88,6 +90,32 @@ describe('per-key rate limits by role', () => {
       for (let i = 0; i < 12; i++) statuses.push((await createKey(i % 2 ? second : first, fresh.editor)).statusCode);
       expect(statuses.filter((status) => status !== 429)).toHaveLength(6);
       expect(statuses.slice(6).every((status) => status === 429)).toBe(true);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('counts a concurrent burst exactly: every admitted request sees its own remaining count', async () => {
+    // Each instance counts the requests that arrive while its counter statement is in flight in one
+    // statement; the limit must still be exact and no two requests may get the same count.
+    await awayFromMinuteBoundary(10);
+    const env = testEnv({ LOG_LEVEL: 'silent', RATE_LIMIT_EDITOR_PER_MINUTE: '10' });
+    const fresh = await createClinicWithKeys(db.database, 'Burst');
+    const first = await buildApp(loadConfig(env), { database: db.database });
+    const second = await buildApp(loadConfig(env), { database: db.database });
+    try {
+      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => listKeys(i % 2 ? second : first, fresh.editor)));
+      const admitted = responses.filter((response) => response.statusCode !== 429);
+      expect(admitted).toHaveLength(10);
+      const remaining = admitted.map((response) => Number(response.headers['x-ratelimit-remaining-minute'])).sort((a, b) => a - b);
+      expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // Refused requests count too (as before batching): the shared counter saw all 30.
+      const [counter] = await db.database.db
+        .select({ count: rateLimitCounters.count })
+        .from(rateLimitCounters)
+        .where(eq(rateLimitCounters.key, `notes:${fresh.editorId}`));
+      expect(counter?.count).toBe(30);
     } finally {
       await first.close();
       await second.close();
