@@ -19,8 +19,12 @@ export function counterBatches(add: AddToCounter) {
     inFlight.add(slot);
     add(slot, waiters.length)
       .then(
-        (total) => waiters.forEach((waiter, i) => waiter(null, total - waiters.length + 1 + i)),
-        (error: Error) => waiters.forEach((waiter) => waiter(error)),
+        (total) => {
+          for (const [i, waiter] of waiters.entries()) waiter(null, total - waiters.length + 1 + i);
+        },
+        (error: Error) => {
+          for (const waiter of waiters) waiter(error);
+        },
       )
       .finally(() => {
         const next = queued.get(slot);
