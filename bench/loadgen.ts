@@ -6,6 +6,8 @@ import net from 'node:net';
 // finishing during the first `warmupMs` are not counted; then `durationMs` are measured.
 // Raw sockets and a tiny parser (Content-Length bodies only, which is what Fastify sends for
 // JSON) keep the generator's own CPU per request far below node:http's or fetch's.
+// With `bodies`, each request is a `method` (PUT, POST) of a JSON body to `paths[0]` instead, the
+// bodies taken in turn, so that every request can write a new record (see LoadConfig.bodies).
 // Usage: node bench/loadgen.ts '<json LoadConfig>'  →  one JSON LoadResult line on stdout.
 
 export interface LoadConfig {
@@ -15,6 +17,14 @@ export interface LoadConfig {
   connections: number;
   warmupMs: number;
   durationMs: number;
+  method?: string;
+  /**
+   * JSON body templates, used in turn. In each, `{n}` becomes the request's sequence number (0, 1,
+   * …: unique, for new records), `{n7}` the same as 7 digits, `{r}` and `{r7}` the turn's number
+   * modulo `recycle` (n ÷ bodies.length; to address a fixed set of existing records).
+   */
+  bodies?: string[];
+  recycle?: number;
 }
 
 export interface LoadResult {
@@ -36,6 +46,22 @@ const extraHeaders = Object.entries(config.headers ?? {})
   .map(([name, value]) => `${name}: ${value}\r\n`)
   .join('');
 const requests = config.paths.map((p) => Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${target.host}\r\n${extraHeaders}\r\n`, 'latin1'));
+const bodies = config.bodies;
+const recycle = config.recycle ?? Number.MAX_SAFE_INTEGER;
+const digits7 = (value: number) => String(value % 10_000_000).padStart(7, '0');
+
+function request(n: number): Buffer {
+  if (!bodies) return requests[n % requests.length]!;
+  const r = Math.floor(n / bodies.length) % recycle;
+  const body = bodies[n % bodies.length]!.replace(/\{(n7|n|r7|r)\}/g, (_, name: string) =>
+    name === 'n' ? String(n) : name === 'n7' ? digits7(n) : name === 'r' ? String(r) : digits7(r),
+  );
+  return Buffer.from(
+    `${config.method ?? 'POST'} ${config.paths[0]} HTTP/1.1\r\nHost: ${target.host}\r\n${extraHeaders}` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    'utf8',
+  );
+}
 
 const started = performance.now();
 const measureFrom = started + config.warmupMs;
@@ -63,9 +89,9 @@ function connection(): Promise<void> {
         resolve();
         return;
       }
-      const request = requests[next++ % requests.length]!;
+      const message = request(next++);
       sentAt = performance.now();
-      socket.write(request);
+      socket.write(message);
     };
     socket.on('connect', send);
     socket.on('data', (chunk: Buffer) => {

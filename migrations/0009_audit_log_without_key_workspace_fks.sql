@@ -1,0 +1,3 @@
+ALTER TABLE "contact_external_api_audit_logs" DROP CONSTRAINT "contact_external_api_audit_logs_workspace_id_workspaces_id_fk";
+--> statement-breakpoint
+ALTER TABLE "contact_external_api_audit_logs" DROP CONSTRAINT "contact_external_api_audit_logs_api_key_id_crm_api_keys_id_fk";
