@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
@@ -229,4 +230,53 @@ describe('uniqueness', () => {
     const [stored] = await db.select().from(contacts).where(eq(contacts.id, created.id));
     expect(afters.filter((after) => !befores.includes(after))).toEqual([stored!.name]);
   });
+
+  // Forces the overlap the test above only hopes for: another connection holds the contact's row
+  // lock (having changed the name) while updates arrive, so they all read the contact before any
+  // can write it. Each must still be audited against the value it replaced: a write against the
+  // stale read must not apply (the version check sends it to the locked retry). Postgres only (the
+  // embedded database has a single connection).
+  it.runIf(t.db.url !== undefined)('updates queued behind a held row lock each see the value they replace', async () => {
+    const created = (await put({ external_id: 'race-3', name: 'Nome 0', phone: mobile() })).json().contact;
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`update contacts set name = 'Nome locked' where id = $1`, [created.id]);
+      const pending = Promise.all(Array.from({ length: 5 }, (_, i) => put({ external_id: 'race-3', name: `Nome ${i + 1}` })));
+      await waitForLockWaiters(holder, 1);
+      // Let the rest arrive too (some wait in the app for a connection or the rate limiter).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('commit');
+      const responses = await pending;
+      expect(responses.map((response) => response.statusCode)).toEqual(Array(5).fill(200));
+    } finally {
+      await holder.end();
+    }
+    const updates = (
+      await db
+        .select()
+        .from(contactExternalApiAuditLogs)
+        .where(eq(contactExternalApiAuditLogs.contactId, created.id))
+        .orderBy(contactExternalApiAuditLogs.createdAt)
+    )
+      .filter((entry) => entry.action === 'updated')
+      .map((entry) => entry.changes.name!.before);
+    // One chain from the locking transaction's value; none against the value all had read.
+    expect(new Set(updates).size).toBe(5);
+    expect(updates).toContain('Nome locked');
+    expect(updates).not.toContain('Nome 0');
+  });
 });
+
+/** Waits until `count` other sessions of this database wait for a lock. */
+async function waitForLockWaiters(client: pg.Client, count: number) {
+  for (let i = 0; i < 250; i++) {
+    const { rows } = await client.query<{ waiting: number }>(
+      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if ((rows[0]?.waiting ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`fewer than ${count} sessions ever waited for a lock`);
+}
