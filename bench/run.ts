@@ -163,10 +163,11 @@ async function main() {
     );
   }
 
-  // CRM contact upserts run in-process (app.inject) against their own bare INSERT route, after the
-  // load above so the two do not share the CPUs.
+  // CRM contact upserts: their own app (in that child process) over real HTTP from loadgen, against
+  // their own bare INSERT route, on a fresh database of the same server; after the load above so
+  // the two do not share the CPUs.
   if (runs('contacts')) {
-    process.stdout.write('\nCRM contact upserts (bench/contacts-upsert.ts, same database):\n');
+    process.stdout.write('\nCRM contact upserts (bench/contacts-upsert.ts, same server):\n');
     await runChild(['bench/contacts-upsert.ts'], { DATABASE_URL: database.url });
   }
 
