@@ -37,6 +37,8 @@ export interface LoadResult {
   max_ms: number;
   /** Answers by HTTP status, measured window only. */
   statuses: Record<string, number>;
+  /** Every answer, warm-up and late ones included (what the server did in all). */
+  answered: number;
   errors: number;
 }
 
@@ -70,6 +72,7 @@ const measureUntil = measureFrom + config.durationMs;
 const BUCKET_US = 10;
 const histogram = new Uint32Array(1_000_001);
 let counted = 0;
+let answered = 0;
 let errors = 0;
 let maxMs = 0;
 const statuses: Record<string, number> = {};
@@ -108,6 +111,7 @@ function connection(): Promise<void> {
         }
         if (buffer.length < bodyEnd) return;
         const now = performance.now();
+        answered += 1;
         if (sentAt >= measureFrom && now <= measureUntil) {
           const ms = now - sentAt;
           histogram[Math.min(histogram.length - 1, Math.round((ms * 1000) / BUCKET_US))]! += 1;
@@ -150,6 +154,7 @@ const result: LoadResult = {
   p99_ms: percentileMs(99),
   max_ms: maxMs,
   statuses,
+  answered,
   errors,
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);
