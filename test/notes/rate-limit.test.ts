@@ -80,32 +80,19 @@ describe('per-key rate limits by role', () => {
   });
 
   it('holds across two app instances sharing the database', async () => {
-    await awayFromMinuteBoundary(10);
-    const env = testEnv({ LOG_LEVEL: 'silent', RATE_LIMIT_EDITOR_PER_MINUTE: '6' });
-    const fresh = await createClinicWithKeys(db.database, 'Two instances');
-    const first = await buildApp(loadConfig(env), { database: db.database });
-    const second = await buildApp(loadConfig(env), { database: db.database });
-    try {
+    await withTwoInstances('6', 'Two instances', async (instances, fresh) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) statuses.push((await createKey(i % 2 ? second : first, fresh.editor)).statusCode);
+      for (let i = 0; i < 12; i++) statuses.push((await createKey(instances[i % 2]!, fresh.editor)).statusCode);
       expect(statuses.filter((status) => status !== 429)).toHaveLength(6);
       expect(statuses.slice(6).every((status) => status === 429)).toBe(true);
-    } finally {
-      await first.close();
-      await second.close();
-    }
+    });
   });
 
   it('counts a concurrent burst exactly: every admitted request sees its own remaining count', async () => {
     // Each instance counts the requests that arrive while its counter statement is in flight in one
     // statement; the limit must still be exact and no two requests may get the same count.
-    await awayFromMinuteBoundary(10);
-    const env = testEnv({ LOG_LEVEL: 'silent', RATE_LIMIT_EDITOR_PER_MINUTE: '10' });
-    const fresh = await createClinicWithKeys(db.database, 'Burst');
-    const first = await buildApp(loadConfig(env), { database: db.database });
-    const second = await buildApp(loadConfig(env), { database: db.database });
-    try {
-      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => listKeys(i % 2 ? second : first, fresh.editor)));
+    await withTwoInstances('10', 'Burst', async (instances, fresh) => {
+      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => listKeys(instances[i % 2]!, fresh.editor)));
       const admitted = responses.filter((response) => response.statusCode !== 429);
       expect(admitted).toHaveLength(10);
       const remaining = admitted.map((response) => Number(response.headers['x-ratelimit-remaining-minute'])).sort((a, b) => a - b);
@@ -116,12 +103,28 @@ describe('per-key rate limits by role', () => {
         .from(rateLimitCounters)
         .where(eq(rateLimitCounters.key, `notes:${fresh.editorId}`));
       expect(counter?.count).toBe(30);
-    } finally {
-      await first.close();
-      await second.close();
-    }
+    });
   });
 });
+
+/** Two app instances on this file's database, an editor limit of `editorLimit`, and a fresh clinic. */
+async function withTwoInstances(
+  editorLimit: string,
+  clinicName: string,
+  use: (instances: [typeof app, typeof app], clinic: Awaited<ReturnType<typeof createClinicWithKeys>>) => Promise<void>,
+) {
+  await awayFromMinuteBoundary(10);
+  const env = testEnv({ LOG_LEVEL: 'silent', RATE_LIMIT_EDITOR_PER_MINUTE: editorLimit });
+  const clinic = await createClinicWithKeys(db.database, clinicName);
+  const first = await buildApp(loadConfig(env), { database: db.database });
+  const second = await buildApp(loadConfig(env), { database: db.database });
+  try {
+    await use([first, second], clinic);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+}
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const redisReachable = await import('ioredis')
