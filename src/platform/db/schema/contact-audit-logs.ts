@@ -11,8 +11,8 @@ export type AuditChanges = Record<string, { before: unknown; after: unknown }>;
 // name the key after it is gone, and a key check (like a workspace check) on every audited write
 // locks the one hot key row and workspace row of every concurrent request: without the two, the
 // upsert's insert statement took 0.19 ms instead of 0.26, its update 0.20 instead of 0.29
-// (pg_stat_statements, bench/contacts-upsert.ts). The workspace is always the contact's (both come from the caller), and
-// rows leave with their contact (cascade) or by age (the retention job).
+// (pg_stat_statements, bench/contacts-upsert.ts). The workspace is always the contact's (both
+// come from the caller), and rows leave with their contact (cascade) or by age (retention job).
 export const contactExternalApiAuditLogs = pgTable(
   'contact_external_api_audit_logs',
   {
