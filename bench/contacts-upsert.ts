@@ -6,7 +6,7 @@
 // otherwise). Env: BENCH_SECONDS per phase (default 3, after 0.5 s of warm-up), BENCH_CONCURRENCY
 // (connections, default 16), BENCH_ROUNDS (default 5, at most 7): the two phases alternate, round
 // after round, and the median ratio is the result (one phase on a shared machine swings by ±20 %).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -19,6 +19,7 @@ import { openDatabase } from '../src/platform/db/client.ts';
 import { runMigrations } from '../src/platform/db/migrate.ts';
 import { createBenchDatabase } from './lib/database.ts';
 import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
+import { cpuSeconds, processName } from './lib/proc.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -85,19 +86,13 @@ await db.execute('analyze');
 
 // CPU seconds used so far by this process (the server) and by every postgres process, from /proc
 // (Linux; zeros elsewhere): per request, they show where a phase's cost went, steadier than req/s.
-function cpuSeconds(): { server: number; postgres: number } {
-  const ticks = (pid: string) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / 100 };
-  };
+function cpuNow(): { server: number; postgres: number } {
   const result = { server: 0, postgres: 0 };
   if (!existsSync('/proc/self/stat')) return result;
-  result.server = ticks(String(process.pid)).seconds;
+  result.server = cpuSeconds(process.pid);
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
-      const { name, seconds } = ticks(pid);
-      if (name === 'postgres') result.postgres += seconds;
+      if (processName(Number(pid)) === 'postgres') result.postgres += cpuSeconds(Number(pid));
     } catch {
       // The process ended while we looked.
     }
@@ -106,9 +101,9 @@ function cpuSeconds(): { server: number; postgres: number } {
 }
 
 async function phase(label: string, config: LoadConfig): Promise<number> {
-  const before = cpuSeconds();
+  const before = cpuNow();
   const result = await runLoad(config);
-  const after = cpuSeconds();
+  const after = cpuNow();
   const perRequest = (key: 'server' | 'postgres') => (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
   return report(label, result, `cpu/request: server ${perRequest('server')} µs, postgres ${perRequest('postgres')} µs`);
 }

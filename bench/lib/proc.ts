@@ -16,6 +16,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** The process's command name (`comm`, e.g. `postgres`). */
+export function processName(pid: number): string {
+  return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+}
+
 function statusField(pid: number, name: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
