@@ -20,6 +20,7 @@ import { runMigrations } from '../src/platform/db/migrate.ts';
 import { createBenchDatabase } from './lib/database.ts';
 import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
 import { cpuSeconds, processName } from './lib/proc.ts';
+import { startProfile } from './lib/profile.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -100,9 +101,11 @@ function cpuNow(): { server: number; postgres: number } {
   return result;
 }
 
-async function phase(label: string, config: LoadConfig): Promise<number> {
+async function phase(label: string, config: LoadConfig, profileAs?: string): Promise<number> {
   const before = cpuNow();
+  const stopProfile = profileAs ? await startProfile() : undefined;
   const result = await runLoad(config);
+  await stopProfile?.(profileAs!);
   const after = cpuNow();
   const perRequest = (key: 'server' | 'postgres') => (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
   return report(label, result, `cpu/request: server ${perRequest('server')} µs, postgres ${perRequest('postgres')} µs`);
@@ -122,26 +125,34 @@ function report(label: string, result: LoadResult, cpu: string): number {
 const load = { url, connections: CONCURRENCY, warmupMs: 500, durationMs: SECONDS * 1000 };
 const ratios: number[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
-  const bare = await phase(`round ${round}: bare INSERT route`, {
-    ...load,
-    paths: ['/bench/bare'],
-    method: 'POST',
-    bodies: [`{"name":"n{n}","phone":"+55119${round}{n7}"}`],
-  });
+  const bare = await phase(
+    `round ${round}: bare INSERT route`,
+    {
+      ...load,
+      paths: ['/bench/bare'],
+      method: 'POST',
+      bodies: [`{"name":"n{n}","phone":"+55119${round}{n7}"}`],
+    },
+    `bare-${round}`,
+  );
   // Even requests create a new contact; odd ones give an existing one a new name (a real update).
   // Updating the contact another in-flight request is still creating would measure unique-index
   // races (half the updates losing one and retrying), not a create/update mix.
-  const upserts = await phase(`round ${round}: upsert 50/50`, {
-    ...load,
-    paths: [contactsPath],
-    method: 'PUT',
-    headers: { authorization: `Bearer ${token}` },
-    bodies: [
-      `{"external_id":"${run}-new-${round}-{n}","name":"Contato {n}","phone":"+55119${round}{n7}"}`,
-      `{${existingContact('{r}', '{r7}')},"name":"Contato ${round}-{n}"}`,
-    ],
-    recycle: EXISTING,
-  });
+  const upserts = await phase(
+    `round ${round}: upsert 50/50`,
+    {
+      ...load,
+      paths: [contactsPath],
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}` },
+      bodies: [
+        `{"external_id":"${run}-new-${round}-{n}","name":"Contato {n}","phone":"+55119${round}{n7}"}`,
+        `{${existingContact('{r}', '{r7}')},"name":"Contato ${round}-{n}"}`,
+      ],
+      recycle: EXISTING,
+    },
+    `upsert-${round}`,
+  );
   ratios.push(upserts / bare);
   console.log(`round ${round}: ratio                 ${(upserts / bare).toFixed(2)}`);
 }

@@ -105,6 +105,32 @@ describe('per-key rate limits by role', () => {
       expect(counter?.count).toBe(30);
     });
   });
+
+  it('leases 1 % of the limit per counter statement, and two instances together still never exceed it', async () => {
+    // Editor limit 500: each statement adds 5 counts, which the instance hands to the next requests.
+    await withTwoInstances('500', 'Leases', async (instances, fresh) => {
+      const counterRow = async () =>
+        (
+          await db.database.db
+            .select({ count: rateLimitCounters.count })
+            .from(rateLimitCounters)
+            .where(eq(rateLimitCounters.key, `notes:${fresh.editorId}`))
+        )[0]?.count;
+      const remaining: number[] = [];
+      for (let i = 0; i < 7; i++)
+        remaining.push(Number((await listKeys(instances[0], fresh.editor)).headers['x-ratelimit-remaining-minute']));
+      // One process alone sees exact counts; two statements leased 10.
+      expect(remaining).toEqual([499, 498, 497, 496, 495, 494, 493]);
+      expect(await counterRow()).toBe(10);
+
+      // Both instances until the limit: never more than 500 admitted; fewer only by the counts an
+      // instance leased and had not handed out when the other reached the limit (at most 4 each).
+      let admitted = 7;
+      for (let i = 0; i < 520; i++) if ((await listKeys(instances[i % 2]!, fresh.editor)).statusCode !== 429) admitted++;
+      expect(admitted).toBeLessThanOrEqual(500);
+      expect(admitted).toBeGreaterThanOrEqual(500 - 8);
+    });
+  });
 });
 
 /** Two app instances on this file's database, an editor limit of `editorLimit`, and a fresh clinic. */

@@ -1,7 +1,6 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
-import { type AuditEntry, auditOf, auditParams } from '../audit/audit.repo.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type NewContact = typeof contacts.$inferInsert;
@@ -48,117 +47,98 @@ export async function findMatch(
   return row;
 }
 
-/** A matched contact and its row version (`xmin`), for a write that must not overwrite a newer one. */
-export type VersionedContact = ContactRow & { version: string };
+/** What the upsert writes: the request's fields after normalisation (undefined = not sent, null = clear). */
+export interface UpsertInput {
+  externalId?: string | null;
+  document?: string | null;
+  name?: string;
+  phone?: string;
+  email?: string | null;
+  address?: string | null;
+  source?: string | null;
+  profilePicUrl?: string | null;
+}
+
+/** Who made an external write, for its audit entry. */
+export interface AuditSource {
+  apiKeyId: string;
+  apiKeyPrefix: string;
+  requestId: string;
+  ip: string | null;
+}
+
+export type UpsertOutcome =
+  | {
+      contact: ContactRow;
+      action: 'created' | 'updated' | 'restored';
+      matchedBy: 'external_id' | 'document' | 'phone' | null;
+      warnings: string[];
+      missingField: null;
+    }
+  | { missingField: 'name' | 'phone' };
+
+// The request's fields by their API names (the function's `p_sent`), in its parameter order.
+const UPSERT_FIELDS = {
+  externalId: 'external_id',
+  document: 'document',
+  name: 'name',
+  phone: 'phone',
+  email: 'email',
+  address: 'address',
+  source: 'source',
+  profilePicUrl: 'profile_pic_url',
+} as const satisfies Record<keyof UpsertInput, string>;
+
+/** The contacts columns of a row that is not the table's (`alias`), mapped (dates) as the table's are. */
+function contactColumnsOf(alias: string) {
+  const columns = Object.entries(getTableColumns(contacts)).map(([key, column]) => [
+    key,
+    sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`.mapWith(column),
+  ]);
+  return Object.fromEntries(columns) as { [K in keyof ContactRow]: SQL<ContactRow[K]> };
+}
 
 /**
- * findMatch for the upsert's optimistic first try, prepared once per database: no lock, deleted
- * contacts included, and the row version to write against. Identifiers not sent are null, which
- * `=` never matches.
+ * The external upsert, one round trip: `vetflow_upsert_contact` (migrations/0010) matches, creates,
+ * updates or restores, applies the sync policy and writes the audit entry in one statement,
+ * prepared once per database. A taken phone or external_id surfaces as a unique violation.
  */
-export function prepareUpsertMatch(db: Db) {
-  const workspaceId = sql.placeholder('workspaceId');
-  const externalId = sql.placeholder('externalId');
-  const document = sql.placeholder('document');
-  const phone = sql.placeholder('phone');
+export function prepareContactUpsert(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
   const statement = db
-    .select({ ...getTableColumns(contacts), version: sql<string>`${contacts}.xmin::text`.as('version') })
-    .from(contacts)
-    .where(
-      and(
-        eq(contacts.workspaceId, workspaceId),
-        or(eq(contacts.externalId, externalId), eq(contacts.document, document), eq(contacts.phone, phone)),
-      ),
+    .select({
+      ...contactColumnsOf('u'),
+      action: sql<'created' | 'updated' | 'restored'>`action`,
+      matchedBy: sql<'external_id' | 'document' | 'phone' | null>`matched_by`,
+      warnings: sql<string[]>`warnings`,
+      missingField: sql<'name' | 'phone' | null>`missing_field`,
+    })
+    .from(
+      sql`(select (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contact(
+        ${p('workspaceId')}::uuid, ${p('sent')}::text[], ${p('externalId')}::text, ${p('document')}::text, ${p('name')}::text,
+        ${p('phone')}::text, ${p('email')}::text, ${p('address')}::text, ${p('source')}::text, ${p('profilePicUrl')}::text,
+        ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text, ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
     )
-    .orderBy(matchRank(sql`${externalId}`, sql`${document}`), sql`${contacts.deletedAt} is not null`, desc(contacts.updatedAt))
-    .limit(1)
-    .prepare('contact_upsert_match');
-  return async (workspaceId: string, ids: Identifiers): Promise<VersionedContact | undefined> => {
+    .prepare('contact_upsert');
+  return async (workspaceId: string, input: UpsertInput, source: AuditSource): Promise<UpsertOutcome> => {
+    const sent = (Object.keys(UPSERT_FIELDS) as (keyof UpsertInput)[]).filter((key) => input[key] !== undefined);
     const [row] = await statement.execute({
       workspaceId,
-      externalId: ids.externalId ?? null,
-      document: ids.document ?? null,
-      phone: ids.phone ?? null,
+      sent: sent.map((key) => UPSERT_FIELDS[key]),
+      externalId: input.externalId ?? null,
+      document: input.document ?? null,
+      name: input.name ?? null,
+      phone: input.phone ?? null,
+      email: input.email ?? null,
+      address: input.address ?? null,
+      source: input.source ?? null,
+      profilePicUrl: input.profilePicUrl ?? null,
+      ...source,
     });
-    return row;
+    if (row!.missingField) return { missingField: row!.missingField };
+    const { action, matchedBy, warnings, missingField: _, ...contact } = row!;
+    return { contact, action, matchedBy, warnings, missingField: null };
   };
-}
-
-/** Every column an external write sets: the whole row, so one prepared statement fits every write. */
-const WRITABLE = [
-  'externalId',
-  'document',
-  'name',
-  'phone',
-  'email',
-  'address',
-  'source',
-  'profilePicUrl',
-  'nameEditedAt',
-  'nameEditedBy',
-  'phoneEditedAt',
-  'phoneEditedBy',
-  'deletedAt',
-] as const satisfies readonly (keyof NewContact)[];
-export type WritableContact = Required<Pick<NewContact, (typeof WRITABLE)[number]>>;
-const placeholders = Object.fromEntries(WRITABLE.map((column) => [column, sql`${sql.placeholder(column)}`])) as Record<
-  keyof WritableContact,
-  SQL
->;
-
-function buildInsertAudited(db: Db) {
-  const written = db.$with('written').as(
-    db
-      .insert(contacts)
-      .values({ ...placeholders, workspaceId: sql`${sql.placeholder('workspaceId')}` })
-      .returning(),
-  );
-  return db.with(written, auditOf(written)).select().from(written);
-}
-
-// The update applies only while the row is at `version` (its xmin when read), unless the version is
-// null because the caller holds the row lock.
-function buildUpdateAudited(db: Db) {
-  const version = sql.placeholder('version');
-  const written = db.$with('written').as(
-    db
-      .update(contacts)
-      .set({ ...placeholders, updatedAt: sql`now()` })
-      .where(and(eq(contacts.id, sql.placeholder('id')), sql`(${version}::xid is null or ${contacts}.xmin = ${version}::xid)`))
-      .returning(),
-  );
-  return db.with(written, auditOf(written)).select().from(written);
-}
-
-/**
- * The external API's contact writes, each one statement that also writes the audit entry (one
- * round trip, atomic without a transaction), prepared once per database. Inside a transaction
- * (`tx`) the same statements run on the transaction's connection.
- */
-export function prepareAuditedWrites(db: Db) {
-  const insert = buildInsertAudited(db).prepare('contact_insert_audited');
-  const update = buildUpdateAudited(db).prepare('contact_update_audited');
-  return {
-    async insert(workspaceId: string, row: WritableContact, audit: AuditEntry, tx?: Db): Promise<ContactRow> {
-      const params = { ...row, workspaceId, ...auditParams(audit) };
-      const statement = tx ? buildInsertAudited(tx).prepare('contact_insert_audited') : insert;
-      const [written] = await statement.execute(params);
-      return written!;
-    },
-    /** Undefined when the row is no longer at `version`: nothing was written. */
-    async update(id: string, version: string | null, row: WritableContact, audit: AuditEntry, tx?: Db): Promise<ContactRow | undefined> {
-      const params = { ...row, id, version, ...auditParams(audit) };
-      const statement = tx ? buildUpdateAudited(tx).prepare('contact_update_audited') : update;
-      const [written] = await statement.execute(params);
-      return written;
-    },
-  };
-}
-
-/** The writable columns of a row, `changes` applied. */
-export function writableRow(row: Partial<WritableContact>, changes: ContactChanges = {}): WritableContact {
-  const merged = { ...row, ...changes } as Record<string, unknown>;
-  return Object.fromEntries(WRITABLE.map((column) => [column, merged[column] ?? null])) as WritableContact;
 }
 
 export async function updateContact(id: string, changes: ContactChanges, tx: Db): Promise<ContactRow> {

@@ -1,0 +1,1 @@
+ALTER TABLE "contact_external_api_audit_logs" DROP CONSTRAINT "contact_external_api_audit_logs_contact_id_contacts_id_fk";
