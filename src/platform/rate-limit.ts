@@ -66,7 +66,7 @@ export async function registerRateLimit(app: AppInstance, options: RateLimitOpti
 }
 
 /** How many counts one counter statement takes for a key with this limit (see postgresStore). */
-export function leaseFor(limitPerWindow: number): number {
+function leaseFor(limitPerWindow: number): number {
   return Math.min(100, Math.max(1, Math.floor(limitPerWindow / 100)));
 }
 
@@ -107,9 +107,10 @@ function postgresStore(db: Db) {
     .returning({ count: rateLimitCounters.count })
     .prepare('rate_limit_add');
   // A counter's slot is "<window start>:<key>".
+  const windowOf = (slot: string) => Number(slot.slice(0, slot.indexOf(':')));
   const counters = counterBatches(async (slot, by) => {
-    const colon = slot.indexOf(':');
-    const [row] = await addStatement.execute({ windowStart: Number(slot.slice(0, colon)), key: slot.slice(colon + 1), by });
+    const key = slot.slice(slot.indexOf(':') + 1);
+    const [row] = await addStatement.execute({ windowStart: windowOf(slot), key, by });
     return Number(row?.count ?? by);
   });
   let lastSweep = 0;
@@ -124,7 +125,7 @@ function postgresStore(db: Db) {
         db.delete(rateLimitCounters)
           .where(sql`${rateLimitCounters.windowStart} < ${windowStart - 10 * timeWindow}`)
           .catch(() => {});
-        counters.dropLeases((slot) => Number(slot.slice(0, slot.indexOf(':'))) < windowStart);
+        counters.dropLeases((slot) => windowOf(slot) < windowStart);
       }
       counters.hit(`${windowStart}:${key}`, leaseFor(max), (error, count) => {
         if (error) callback(error);

@@ -98,30 +98,19 @@ describe('per-key rate limits by role', () => {
       const remaining = admitted.map((response) => Number(response.headers['x-ratelimit-remaining-minute'])).sort((a, b) => a - b);
       expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
       // Refused requests count too (as before batching): the shared counter saw all 30.
-      const [counter] = await db.database.db
-        .select({ count: rateLimitCounters.count })
-        .from(rateLimitCounters)
-        .where(eq(rateLimitCounters.key, `notes:${fresh.editorId}`));
-      expect(counter?.count).toBe(30);
+      expect(await counterOf(fresh.editorId)).toBe(30);
     });
   });
 
   it('leases 1 % of the limit per counter statement, and two instances together still never exceed it', async () => {
     // Editor limit 500: each statement adds 5 counts, which the instance hands to the next requests.
     await withTwoInstances('500', 'Leases', async (instances, fresh) => {
-      const counterRow = async () =>
-        (
-          await db.database.db
-            .select({ count: rateLimitCounters.count })
-            .from(rateLimitCounters)
-            .where(eq(rateLimitCounters.key, `notes:${fresh.editorId}`))
-        )[0]?.count;
       const remaining: number[] = [];
       for (let i = 0; i < 7; i++)
         remaining.push(Number((await listKeys(instances[0], fresh.editor)).headers['x-ratelimit-remaining-minute']));
       // One process alone sees exact counts; two statements leased 10.
       expect(remaining).toEqual([499, 498, 497, 496, 495, 494, 493]);
-      expect(await counterRow()).toBe(10);
+      expect(await counterOf(fresh.editorId)).toBe(10);
 
       // Both instances until the limit: never more than 500 admitted; fewer only by the counts an
       // instance leased and had not handed out when the other reached the limit (at most 4 each).
@@ -132,6 +121,15 @@ describe('per-key rate limits by role', () => {
     });
   });
 });
+
+/** A key's shared counter (each test stays inside one minute window: awayFromMinuteBoundary). */
+async function counterOf(keyId: string): Promise<number | undefined> {
+  const [counter] = await db.database.db
+    .select({ count: rateLimitCounters.count })
+    .from(rateLimitCounters)
+    .where(eq(rateLimitCounters.key, `notes:${keyId}`));
+  return counter?.count;
+}
 
 /** Two app instances on this file's database, an editor limit of `editorLimit`, and a fresh clinic. */
 async function withTwoInstances(

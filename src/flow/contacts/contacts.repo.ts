@@ -1,6 +1,7 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
+import type { ContactFields } from './contact-input.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type NewContact = typeof contacts.$inferInsert;
@@ -47,18 +48,6 @@ export async function findMatch(
   return row;
 }
 
-/** What the upsert writes: the request's fields after normalisation (undefined = not sent, null = clear). */
-export interface UpsertInput {
-  externalId?: string | null;
-  document?: string | null;
-  name?: string;
-  phone?: string;
-  email?: string | null;
-  address?: string | null;
-  source?: string | null;
-  profilePicUrl?: string | null;
-}
-
 /** Who made an external write, for its audit entry. */
 export interface AuditSource {
   apiKeyId: string;
@@ -87,7 +76,7 @@ const UPSERT_FIELDS = {
   address: 'address',
   source: 'source',
   profilePicUrl: 'profile_pic_url',
-} as const satisfies Record<keyof UpsertInput, string>;
+} as const satisfies Record<keyof ContactFields, string>;
 
 /** The contacts columns of a row that is not the table's (`alias`), mapped (dates) as the table's are. */
 function contactColumnsOf(alias: string) {
@@ -120,8 +109,8 @@ export function prepareContactUpsert(db: Db) {
         ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text, ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
     )
     .prepare('contact_upsert');
-  return async (workspaceId: string, input: UpsertInput, source: AuditSource): Promise<UpsertOutcome> => {
-    const sent = (Object.keys(UPSERT_FIELDS) as (keyof UpsertInput)[]).filter((key) => input[key] !== undefined);
+  return async (workspaceId: string, input: ContactFields, source: AuditSource): Promise<UpsertOutcome> => {
+    const sent = (Object.keys(UPSERT_FIELDS) as (keyof ContactFields)[]).filter((key) => input[key] !== undefined);
     const [row] = await statement.execute({
       workspaceId,
       sent: sent.map((key) => UPSERT_FIELDS[key]),
