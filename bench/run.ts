@@ -9,14 +9,15 @@ import { fmt, printTable, progress } from './lib/report.ts';
 import { type BenchServer, startBareReadServer, startBareUploadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runReadsBench } from './reads.ts';
+import { runSectioningBench } from './sectioning.ts';
 import { runUploadBench } from './upload.ts';
 
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [upload] [pipeline] [reads] [contacts]` runs only the sections named (default: all).
+// `node bench/run.ts [upload] [pipeline] [reads] [contacts] [sectioning]` runs only the sections named (default: all).
 
-const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts'] as const;
+const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts', 'sectioning'] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -64,6 +65,12 @@ async function main() {
   process.stdout.write(
     `vetflow benchmarks (${selected.size === 0 ? 'all' : [...selected].join(' ')}) — ${machine.cpus} cores, Node ${machine.node}, load ${machine.loadavg.join(' ')}\n`,
   );
+
+  if (runs('sectioning')) {
+    progress('sectioning the corpus');
+    printTable('Sectioning (rules sectioner, CPU in-process; baseline: sentence splitting alone)', await runSectioningBench());
+    if (selected.size === 1) return;
+  }
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vetflow-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));

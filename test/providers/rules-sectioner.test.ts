@@ -97,10 +97,8 @@ describe('rules sectioner behaviour', () => {
     ]);
   });
 
-  it('puts what it cannot place in observations, and nothing for an empty transcript', async () => {
-    expect(await section('Lorem ipsum dolor sit amet.')).toEqual([
-      { label: 'observations', title: 'Observações', content: 'Lorem ipsum dolor sit amet.' },
-    ]);
+  it('puts a transcript it cannot place at all in observations, and nothing for an empty transcript', async () => {
+    expect(await section('Xyzzy plugh qwfp.')).toEqual([{ label: 'observations', title: 'Observações', content: 'Xyzzy plugh qwfp.' }]);
     expect(await section('   \n ')).toEqual([]);
   });
 

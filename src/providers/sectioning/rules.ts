@@ -1,9 +1,19 @@
-// The `rules` sectioner: spoken headings and pt-BR cue words, no network. It is the default and
-// the fallback of the `openai` sectioner, so it must never fail and never drop a sentence.
+// The `rules` sectioner: spoken headings decide where they are said; elsewhere a sentence model
+// learned from a labelled pt-BR corpus (word stems, cue patterns, position, neighbours), decoded
+// over the whole consultation. No network. It is the default and the fallback of the `openai`
+// sectioner, so it must never fail and never drop a sentence.
 
+import { decode } from './decoder.ts';
+import { sentenceFeatures } from './features.ts';
+import shipped from './model.json' with { type: 'json' };
+import { labelIndex, labelLogProbabilities, type SectionModel } from './model.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectionLabel } from './port.ts';
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
-import { CUES, HEADING_AT_START, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER } from './vocabulary.ts';
+import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER } from './vocabulary.ts';
+
+const SHIPPED_MODEL = shipped as SectionModel;
+// Tuned by cross-validation on the corpus's tuning part (docs/providers.md).
+export const TRANSITION_WEIGHT = 1;
 
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
@@ -29,72 +39,79 @@ function findHeading(folded: string): Heading | null {
   return null;
 }
 
-/** "Ele comeu algo diferente?" asks for history; "Volta com o colar, tá?" only seeks a nod. */
-function isRealQuestion(folded: string): boolean {
-  const trimmed = folded.trimEnd();
-  return trimmed.endsWith('?') && !/\b(?:ta|ok|certo|ne|combinado|beleza|entendeu|viu)\s*\?$/.test(trimmed);
+export interface AnalysedSentence extends SentenceSpan {
+  /** The sentence without its spoken heading; may be empty. */
+  body: string;
+  /** Labels a spoken heading or an opening phrase leaves it (indices into SECTION_LABELS), or null. */
+  allowed: number[] | null;
+  features: string[];
 }
 
-function scoreCues(folded: string, isTutor: boolean): Map<SectionLabel, number> {
-  const scores = new Map<SectionLabel, number>();
-  for (const label of SECTION_LABELS) {
-    let score = 0;
-    for (const [pattern, weight] of CUES[label]) if (pattern.test(folded)) score += weight;
-    scores.set(label, score);
-  }
-  // In a dialogue the tutor mostly tells the history; a question from the vet is history-taking.
-  if (isTutor) scores.set('anamnesis', (scores.get('anamnesis') ?? 0) + 3);
-  if (isRealQuestion(folded)) scores.set('anamnesis', (scores.get('anamnesis') ?? 0) + 2);
-  return scores;
-}
+const FOLLOW_UP = labelIndex('follow_up');
+const OBSERVATIONS = labelIndex('observations');
+const UNIFORM = SECTION_LABELS.map(() => 0);
+// Features that come from the words themselves (stems, stem pairs, openings, cue patterns).
+const LEXICAL = /^(?:w|b|o|o2|c):/;
 
-function bestByCues(scores: Map<SectionLabel, number>, current: SectionLabel | null): SectionLabel | null {
-  let best: SectionLabel | null = null;
-  let bestScore = 0;
-  for (const label of SECTION_LABELS) {
-    // The current section wins ties: consecutive sentences usually belong together.
-    const score = (scores.get(label) ?? 0) + (label === current ? 0.5 : 0);
-    if (score > bestScore) {
-      best = label;
-      bestScore = score;
+/**
+ * Splits `text` and works out what the words alone cannot: spoken headings (authoritative until
+ * the next heading, except that a return visit is follow-up wherever it is said) and phrases
+ * that open a section ("Prescrevo", "Retorno em"). Training and labelling share it, so the model
+ * learns from exactly the features it is later given.
+ */
+export function analyseSentences(text: string): AnalysedSentence[] {
+  const spans = splitSentences(text);
+  const spoken: string[] = [];
+  const partial: Omit<AnalysedSentence, 'features'>[] = [];
+  let headingLabel: SectionLabel | null = null;
+  for (const span of spans) {
+    const folded = fold(span.text);
+    const speaker = SPEAKER_LABEL_AT_START.exec(folded);
+    const words = speaker ? folded.slice(speaker[0].length) : folded;
+    const heading = speaker ? null : findHeading(folded);
+    const switchTo = SWITCH_AT_START.find(({ pattern }) => pattern.test(words))?.label;
+    let body = span.text;
+    let allowed: number[] | null = null;
+    if (heading) {
+      allowed = [labelIndex(heading.label)];
+      body = span.text.slice(heading.stripLength).trim();
+      headingLabel = heading.stripLength > 0 ? heading.label : null;
+      if (heading.label !== 'follow_up' && RETURN_VISIT.test(fold(body))) allowed.push(FOLLOW_UP);
+    } else if (switchTo) {
+      allowed = [labelIndex(switchTo)];
+      headingLabel = null;
+    } else if (headingLabel) {
+      allowed = [labelIndex(headingLabel)];
+      if (headingLabel !== 'follow_up' && RETURN_VISIT.test(words)) allowed.push(FOLLOW_UP);
     }
+    spoken.push(speaker ? `${words} ${TUTOR_SPEAKER.test(speaker[1]!) ? 'sp:tutor' : 'sp:other'}` : words);
+    partial.push({ ...span, body, allowed });
   }
-  return bestScore >= 1 ? best : null;
+  return partial.map((sentence, index) => ({ ...sentence, features: sentenceFeatures(spoken, index) }));
 }
 
 /** Labels every sentence of `text`, in order. Exposed for tests and for scoring the corpus. */
-export function assignSentences(text: string): AssignedSentence[] {
-  const assigned: AssignedSentence[] = [];
-  // A spoken heading holds until the next one; cue words only decide when no heading is active.
-  let headingLabel: SectionLabel | null = null;
-  let current: SectionLabel | null = null;
-
-  for (const span of splitSentences(text)) {
-    const folded = fold(span.text);
-    const speaker = SPEAKER_LABEL_AT_START.exec(folded);
-    const spoken = speaker ? folded.slice(speaker[0].length) : folded;
-    const heading = speaker ? null : findHeading(folded);
-    const switchTo = SWITCH_AT_START.find(({ pattern }) => pattern.test(spoken))?.label;
-
-    let label: SectionLabel;
-    let body = span.text;
-    if (heading) {
-      label = heading.label;
-      body = span.text.slice(heading.stripLength).trim();
-      headingLabel = heading.stripLength > 0 ? label : null;
-    } else if (switchTo) {
-      label = switchTo;
-      headingLabel = null;
-    } else if (headingLabel) {
-      label = headingLabel;
-    } else {
-      const isTutor = speaker !== null && TUTOR_SPEAKER.test(speaker[1]!);
-      label = bestByCues(scoreCues(spoken, isTutor), current) ?? current ?? 'observations';
-    }
-    current = label;
-    assigned.push({ ...span, label, body });
-  }
-  return assigned;
+export function assignSentences(
+  text: string,
+  model: SectionModel = SHIPPED_MODEL,
+  transitionWeight = TRANSITION_WEIGHT,
+): AssignedSentence[] {
+  const analysed = analyseSentences(text);
+  const known = analysed.map(({ features }) => features.some((feature) => LEXICAL.test(feature) && feature in model.weights));
+  // A transcript of nothing but unknown words is not clinical content the model can place.
+  const nothingKnown = !known.includes(true);
+  const labels = decode({
+    // Unknown words carry no evidence: such a sentence follows its neighbours.
+    emissions: analysed.map(({ features }, i) => (known[i] ? labelLogProbabilities(model, features) : UNIFORM)),
+    allowed: analysed.map(({ allowed }) => allowed ?? (nothingKnown ? [OBSERVATIONS] : null)),
+    start: model.start,
+    transitions: model.transitions,
+    transitionWeight,
+  });
+  return analysed.map(({ features: _features, allowed: _allowed, ...sentence }, i) => ({
+    ...sentence,
+    label: SECTION_LABELS[labels[i]!]!,
+  }));
 }
 
 /** Groups labelled sentences into sections in canonical order, skipping empty ones. */

@@ -40,7 +40,8 @@ export function splitSentences(text: string): SentenceSpan[] {
   };
 
   for (const match of folded.matchAll(/[.!?…]+["')\]]*(?=\s|$)/g)) {
-    const wordBefore = /([a-z]+)$/.exec(folded.slice(0, match.index))?.[1];
+    // Only the few characters before the mark: the longest abbreviation is five letters.
+    const wordBefore = /(?:^|[^a-z])([a-z]+)$/.exec(folded.slice(Math.max(0, match.index - 8), match.index))?.[1];
     const isAbbreviation = match[0] === '.' && wordBefore !== undefined && ABBREVIATIONS.has(wordBefore);
     if (!isAbbreviation) addStartAfter(match.index + match[0].length);
   }

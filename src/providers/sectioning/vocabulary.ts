@@ -199,3 +199,7 @@ export const CUES: Record<SectionLabel, [RegExp, number][]> = {
     [/\b(?:agitad[oa]|agressiv[oa]|focinheira|conten(?:cao|ido|ida)|medros[oa]|estressad[oa]|mordeu|isolad[oa])\b/, 3],
   ],
 };
+
+/** A return, recheck or scheduled next visit: follow-up wherever it is said, even under another heading. */
+export const RETURN_VISIT =
+  /\b(?:retorn(?:o|ar|a|em)|reavalia\w*|revisao|reconsulta|recheck|agendad[oa]s?|marcad[oa]s? (?:para|pra)|proxim[oa] (?:consulta|dose|vacina|aplicacao|visita)|segunda dose|daqui a \w+ (?:dias|semanas|meses))\b/;

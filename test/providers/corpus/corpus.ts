@@ -2,8 +2,10 @@
 // as right when most of its characters fall in sentences given its label, so the score does not
 // depend on the splitter cutting exactly where the corpus does (unpunctuated ASR text).
 
-import { readFileSync } from 'node:fs';
-import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { SECTION_LABELS, type SectionLabel } from '../../../src/providers/sectioning/port.ts';
+import { analyseSentences } from '../../../src/providers/sectioning/rules.ts';
+import type { TrainingSentence } from '../../../src/providers/sectioning/training.ts';
 
 export interface CorpusTranscript {
   id: string;
@@ -13,9 +15,71 @@ export interface CorpusTranscript {
   sentences: [SectionLabel, string][];
 }
 
-export function loadCorpus(name: 'tuning' | 'held-out'): CorpusTranscript[] {
-  const url = new URL(`./${name}.json`, import.meta.url);
+function readTranscripts(url: URL): CorpusTranscript[] {
   return (JSON.parse(readFileSync(url, 'utf8')) as { transcripts: CorpusTranscript[] }).transcripts;
+}
+
+/** Every transcript of the corpus: the two first files and every batch under batches/. */
+export function loadWholeCorpus(): CorpusTranscript[] {
+  const batches = new URL('./batches/', import.meta.url);
+  const files = readdirSync(batches)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
+  return [
+    ...readTranscripts(new URL('./tuning.json', import.meta.url)),
+    ...readTranscripts(new URL('./held-out.json', import.meta.url)),
+    ...files.flatMap((name) => readTranscripts(new URL(name, batches))),
+  ];
+}
+
+/**
+ * A transcript is held out when its id says so: the whole of held-out.json, and a quarter of every
+ * batch chosen by a hash of the id (so adding transcripts never moves old ones between parts).
+ */
+export function isHeldOut(transcript: CorpusTranscript, heldOutIds: ReadonlySet<string>): boolean {
+  return heldOutIds.has(transcript.id) || (!/^h-|^t-/.test(transcript.id) && fnv1a(transcript.id) % 4 === 0);
+}
+
+export function loadCorpus(name: 'tuning' | 'held-out'): CorpusTranscript[] {
+  const heldOutIds = new Set(readTranscripts(new URL('./held-out.json', import.meta.url)).map((t) => t.id));
+  return loadWholeCorpus().filter((transcript) => isHeldOut(transcript, heldOutIds) === (name === 'held-out'));
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * A transcript as training data: split and analysed exactly as at run time, each sentence given
+ * the corpus label that covers most of its characters.
+ */
+export function trainingSentences(transcript: CorpusTranscript): TrainingSentence[] {
+  const spans = labelledSpans(transcript);
+  return analyseSentences(transcriptText(transcript)).map((sentence) => ({
+    features: sentence.features,
+    label: SECTION_LABELS.indexOf(majorityLabel(spans, sentence.start, sentence.end) ?? 'observations'),
+  }));
+}
+
+function labelledSpans(transcript: CorpusTranscript): LabelledSpan[] {
+  const joiner = transcript.joiner ?? ' ';
+  let offset = 0;
+  return transcript.sentences.map(([label, text]) => {
+    const span = { start: offset, end: offset + text.length, label };
+    offset = span.end + joiner.length;
+    return span;
+  });
+}
+
+function majorityLabel(spans: LabelledSpan[], start: number, end: number): SectionLabel | undefined {
+  const overlap = new Map<SectionLabel, number>();
+  for (const span of spans) {
+    const shared = Math.min(end, span.end) - Math.max(start, span.start);
+    if (shared > 0) overlap.set(span.label, (overlap.get(span.label) ?? 0) + shared);
+  }
+  return [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 export function transcriptText(transcript: CorpusTranscript): string {
@@ -40,11 +104,14 @@ export interface Score {
   total: number;
   accuracy: number;
   byStyle: Record<string, { right: number; total: number }>;
+  byLabel: Record<string, { right: number; total: number }>;
+  /** Corpus sentences whose words went to more than one section (found whole in none). */
+  split: Miss[];
   misses: Miss[];
 }
 
 export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: string) => LabelledSpan[]): Score {
-  const score: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, misses: [] };
+  const score: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, byLabel: {}, split: [], misses: [] };
   for (const transcript of transcripts) {
     const joiner = transcript.joiner ?? ' ';
     const predicted = label(transcriptText(transcript));
@@ -53,19 +120,22 @@ export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: strin
       const start = offset;
       const end = offset + text.length;
       offset = end + joiner.length;
-      const overlap = new Map<SectionLabel, number>();
-      for (const span of predicted) {
-        const shared = Math.min(end, span.end) - Math.max(start, span.start);
-        if (shared > 0) overlap.set(span.label, (overlap.get(span.label) ?? 0) + shared);
-      }
-      const got = [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
+      const got = majorityLabel(predicted, start, end);
+      const labelsTouched = new Set(
+        predicted.filter((span) => wordsOverlap(text, start, span) && span.end > start && span.start < end).map((span) => span.label),
+      );
+      if (labelsTouched.size > 1) score.split.push({ id: transcript.id, expected, got, text });
       score.byStyle[transcript.style] ??= { right: 0, total: 0 };
+      score.byLabel[expected] ??= { right: 0, total: 0 };
       const style = score.byStyle[transcript.style]!;
+      const byLabel = score.byLabel[expected]!;
       score.total++;
       style.total++;
+      byLabel.total++;
       if (got === expected) {
         score.right++;
         style.right++;
+        byLabel.right++;
       } else {
         score.misses.push({ id: transcript.id, expected, got, text });
       }
@@ -73,4 +143,11 @@ export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: strin
   }
   score.accuracy = score.total === 0 ? 0 : score.right / score.total;
   return score;
+}
+
+/** Whether a predicted span shares a word (not just spaces or punctuation) with the sentence at `start`. */
+function wordsOverlap(text: string, start: number, span: LabelledSpan): boolean {
+  const from = Math.max(0, span.start - start);
+  const to = Math.min(text.length, span.end - start);
+  return to > from && /[\p{L}\p{N}]/u.test(text.slice(from, to));
 }

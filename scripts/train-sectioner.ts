@@ -1,0 +1,16 @@
+// `npm run train:sectioner`: learns the sentence model from the whole labelled corpus and writes
+// src/providers/sectioning/model.json. Held-out figures come from `npm run eval:sectioner`, which
+// trains on the tuning part only.
+
+import { writeFileSync } from 'node:fs';
+import { trainModel } from '../src/providers/sectioning/training.ts';
+import { loadWholeCorpus, trainingSentences } from '../test/providers/corpus/corpus.ts';
+
+const corpus = loadWholeCorpus();
+const model = trainModel(corpus.map(trainingSentences));
+const target = new URL('../src/providers/sectioning/model.json', import.meta.url);
+writeFileSync(target, `${JSON.stringify(model)}\n`);
+console.log(
+  `trained on ${corpus.length} consultations (${corpus.reduce((n, t) => n + t.sentences.length, 0)} sentences): ` +
+    `${Object.keys(model.weights).length} features → ${target.pathname}`,
+);
