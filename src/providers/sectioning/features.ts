@@ -65,9 +65,24 @@ export function positionFeatures(index: number, count: number): string[] {
   return features;
 }
 
-/** A sentence's features in its consultation: its own, its position, and its neighbours' words. */
-export function sentenceFeatures(folded: string[], index: number): string[] {
+/**
+ * Who said a sentence, when the transcript says: a role ("Tutor:", "Vet:") or only a diarizing
+ * server's label ("A:"), from which a change of speaker is still telling.
+ */
+export interface Speaker {
+  label: string;
+  role: 'tutor' | 'vet' | null;
+}
+
+/** A sentence's features in its consultation: its own, its position, its speaker and its neighbours' words. */
+export function sentenceFeatures(folded: string[], index: number, speakers: (Speaker | null)[] = []): string[] {
   const own = ownFeatures(folded[index]!);
+  const speaker = speakers[index];
+  if (speaker) {
+    if (speaker.role) own.push(`sp:${speaker.role}`);
+    const before = speakers[index - 1];
+    if (before) own.push(before.label === speaker.label ? 'sp:same' : 'sp:change');
+  }
   const context: string[] = [];
   const previous = folded[index - 1];
   const next = folded[index + 1];

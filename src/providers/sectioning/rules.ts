@@ -4,12 +4,12 @@
 // sectioner, so it must never fail and never drop a sentence.
 
 import { decode } from './decoder.ts';
-import { sentenceFeatures } from './features.ts';
+import { type Speaker, sentenceFeatures } from './features.ts';
 import shipped from './model.json' with { type: 'json' };
 import { labelIndex, labelLogProbabilities, type SectionModel } from './model.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectionLabel } from './port.ts';
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
-import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER } from './vocabulary.ts';
+import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER, VET_SPEAKER } from './vocabulary.ts';
 
 const SHIPPED_MODEL = shipped as SectionModel;
 // Tuned by cross-validation on the corpus's tuning part (docs/providers.md).
@@ -62,6 +62,7 @@ const LEXICAL = /^(?:w|b|o|o2|c):/;
 export function analyseSentences(text: string): AnalysedSentence[] {
   const spans = splitSentences(text);
   const spoken: string[] = [];
+  const speakers: (Speaker | null)[] = [];
   const partial: Omit<AnalysedSentence, 'features'>[] = [];
   let headingLabel: SectionLabel | null = null;
   for (const span of spans) {
@@ -84,10 +85,15 @@ export function analyseSentences(text: string): AnalysedSentence[] {
       allowed = [labelIndex(headingLabel)];
       if (headingLabel !== 'follow_up' && RETURN_VISIT.test(words)) allowed.push(FOLLOW_UP);
     }
-    spoken.push(speaker ? `${words} ${TUTOR_SPEAKER.test(speaker[1]!) ? 'sp:tutor' : 'sp:other'}` : words);
+    spoken.push(words);
+    speakers.push(
+      speaker
+        ? { label: speaker[1]!, role: TUTOR_SPEAKER.test(speaker[1]!) ? 'tutor' : VET_SPEAKER.test(speaker[1]!) ? 'vet' : null }
+        : null,
+    );
     partial.push({ ...span, body, allowed });
   }
-  return partial.map((sentence, index) => ({ ...sentence, features: sentenceFeatures(spoken, index) }));
+  return partial.map((sentence, index) => ({ ...sentence, features: sentenceFeatures(spoken, index, speakers) }));
 }
 
 /** Labels every sentence of `text`, in order. Exposed for tests and for scoring the corpus. */

@@ -55,10 +55,14 @@ export const DELIMITED_HEADING_ANYWHERE = new RegExp(`(\\s)(?:${headingAlternati
 
 const SPEAKER =
   '(?:medic[oa] |doutor[a]? )?veterinari[oa]|vet|tutor[a]?|proprietari[oa]|don[oa](?: [a-z]+)?|cliente|dr[a]?\\.?(?: [a-z]+)?|doutor[a]?(?: [a-z]+)?';
-export const SPEAKER_LABEL_AT_START = new RegExp(`^(${SPEAKER})\\s*:\\s*`);
+// Diarizing servers label speakers without roles ("A:", "speaker_1:"); such labels only count at
+// the start of a line, where the transcript puts them, never mid-sentence.
+const DIARIZED_SPEAKER = '[a-f]|speaker[ _]?\\d+|falante \\d+|locutor \\d+';
+export const SPEAKER_LABEL_AT_START = new RegExp(`^(${SPEAKER}|${DIARIZED_SPEAKER})\\s*:\\s*`);
 // Not inside a longer label: "Médica veterinária:" must not split before "veterinária".
 export const SPEAKER_LABEL_ANYWHERE = new RegExp(`(\\s)(?<!(?:medic[oa]|doutor[a]?)\\s)(?:${SPEAKER})\\s*:`, 'g');
 export const TUTOR_SPEAKER = /^(?:tutor|tutora|proprietari[oa]|don[oa]|cliente)\b/;
+export const VET_SPEAKER = /^(?:(?:medic[oa] |doutor[a]? )?veterinari[oa]|vet|dr[a]?\b|doutor)/;
 
 /**
  * Phrases that open a sentence of one section and move the note there, without being stripped
