@@ -3,9 +3,8 @@
 // depend on the splitter cutting exactly where the corpus does (unpunctuated ASR text).
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { SECTION_LABELS, type SectionLabel } from '../../../src/providers/sectioning/port.ts';
-import { analyseSentences } from '../../../src/providers/sectioning/rules.ts';
-import type { TrainingSentence } from '../../../src/providers/sectioning/training.ts';
+import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
+import type { LabelledTranscript } from '../../../src/providers/sectioning/training.ts';
 
 export interface CorpusTranscript {
   id: string;
@@ -51,16 +50,9 @@ function fnv1a(text: string): number {
   return hash;
 }
 
-/**
- * A transcript as training data: split and analysed exactly as at run time, each sentence given
- * the corpus label that covers most of its characters.
- */
-export function trainingSentences(transcript: CorpusTranscript): TrainingSentence[] {
-  const spans = labelledSpans(transcript);
-  return analyseSentences(transcriptText(transcript)).map((sentence) => ({
-    features: sentence.features,
-    label: SECTION_LABELS.indexOf(majorityLabel(spans, sentence.start, sentence.end) ?? 'observations'),
-  }));
+/** A transcript as training data: its text and the character span of every labelled sentence. */
+export function labelledTranscript(transcript: CorpusTranscript): LabelledTranscript {
+  return { text: transcriptText(transcript), units: labelledSpans(transcript) };
 }
 
 function labelledSpans(transcript: CorpusTranscript): LabelledSpan[] {
@@ -110,11 +102,11 @@ export interface Score {
   misses: Miss[];
 }
 
-export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: string) => LabelledSpan[]): Score {
+export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: string, transcript: CorpusTranscript) => LabelledSpan[]): Score {
   const score: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, byLabel: {}, split: [], misses: [] };
   for (const transcript of transcripts) {
     const joiner = transcript.joiner ?? ' ';
-    const predicted = label(transcriptText(transcript));
+    const predicted = label(transcriptText(transcript), transcript);
     let offset = 0;
     for (const [expected, text] of transcript.sentences) {
       const start = offset;
@@ -150,4 +142,21 @@ function wordsOverlap(text: string, start: number, span: LabelledSpan): boolean 
   const from = Math.max(0, span.start - start);
   const to = Math.min(text.length, span.end - start);
   return to > from && /[\p{L}\p{N}]/u.test(text.slice(from, to));
+}
+
+/**
+ * Segments as a speech-to-text server might return them: each covers one to three whole labelled
+ * sentences (servers cut at pauses, which mostly fall between sentences). Deterministic per id.
+ */
+export function simulatedSegments(transcript: CorpusTranscript): { text: string }[] {
+  const segments: { text: string }[] = [];
+  let state = fnv1a(transcript.id);
+  const joiner = transcript.joiner ?? ' ';
+  for (let i = 0; i < transcript.sentences.length; ) {
+    state = Math.imul(state ^ (state >>> 13), 0x5bd1e995) >>> 0;
+    const take = 1 + (state % 3);
+    segments.push({ text: transcript.sentences.slice(i, i + take).map(([, text]) => text).join(joiner) });
+    i += take;
+  }
+  return segments;
 }
