@@ -1,65 +1,96 @@
 // `npm run eval:sectioner`: how well the sentence model generalises. Trains on the tuning part and
 // scores the held-out part (never tuned against), and runs k-fold cross-validation inside the
-// tuning part (what model choices are made on). Prints accuracy per style and recall per label.
+// tuning part (what model choices are made on). Prints accuracy per style and recall per label,
+// for punctuated transcripts and run-ons apart, and for run-ons again with the segments a
+// speech-to-text server would send along.
 
 import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
 import { assignSentences, TRANSITION_WEIGHT } from '../src/providers/sectioning/rules.ts';
-import { trainModel } from '../src/providers/sectioning/training.ts';
-import { type CorpusTranscript, loadCorpus, type Score, scoreCorpus, trainingSentences } from '../test/providers/corpus/corpus.ts';
+import { splitSentences } from '../src/providers/sectioning/sentences.ts';
+import { trainSectioner } from '../src/providers/sectioning/training.ts';
+import {
+  type CorpusTranscript,
+  labelledTranscript,
+  loadCorpus,
+  type Score,
+  scoreCorpus,
+  simulatedSegments,
+  transcriptText,
+} from '../test/providers/corpus/corpus.ts';
 
 const folds = Number(process.env.FOLDS ?? 5);
 const transitionWeight = Number(process.env.TRANSITION_WEIGHT ?? TRANSITION_WEIGHT);
 const showMisses = process.env.MISSES === '1';
 
+const punctuated = (t: CorpusTranscript) => splitSentences(transcriptText(t)).length >= 0.7 * t.sentences.length;
+
 function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
-  const model = trainModel(train.map(trainingSentences));
-  return scoreCorpus(test, (text) => assignSentences(text, model, transitionWeight));
+  const model = trainSectioner(train.map(labelledTranscript));
+  const textOnly = (text: string) => assignSentences(text, model, [], transitionWeight);
+  const score = scoreCorpus(test, textOnly);
+  const parts = [
+    ['punctuated', scoreCorpus(test.filter(punctuated), textOnly)],
+    [
+      'run-on',
+      scoreCorpus(
+        test.filter((t) => !punctuated(t)),
+        textOnly,
+      ),
+    ],
+    [
+      'run-on with segments',
+      scoreCorpus(
+        test.filter((t) => !punctuated(t)),
+        (text, t) => assignSentences(text, model, simulatedSegments(t), transitionWeight),
+      ),
+    ],
+  ] as const;
+  for (const [name, part] of parts) score.byStyle[name] = { right: part.right, total: part.total };
+  return score;
+}
+
+function merge(scores: Score[]): Score {
+  const merged: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, byLabel: {}, split: [], misses: [] };
+  for (const score of scores) {
+    merged.right += score.right;
+    merged.total += score.total;
+    merged.split.push(...score.split);
+    merged.misses.push(...score.misses);
+    for (const key of ['byStyle', 'byLabel'] as const) {
+      for (const [name, s] of Object.entries(score[key])) {
+        merged[key][name] ??= { right: 0, total: 0 };
+        merged[key][name].right += s.right;
+        merged[key][name].total += s.total;
+      }
+    }
+  }
+  merged.accuracy = merged.right / merged.total;
+  return merged;
 }
 
 function report(name: string, score: Score): void {
   const percent = (right: number, total: number) => `${((right / total) * 100).toFixed(1)} % (${right}/${total})`;
   console.log(`${name}: ${percent(score.right, score.total)}, ${score.split.length} sentence(s) split across sections`);
-  for (const [style, s] of Object.entries(score.byStyle)) console.log(`  style ${style}: ${percent(s.right, s.total)}`);
+  for (const [style, s] of Object.entries(score.byStyle)) console.log(`  ${style}: ${percent(s.right, s.total)}`);
   for (const label of SECTION_LABELS) {
     const s = score.byLabel[label];
     if (s) console.log(`  recall ${label}: ${percent(s.right, s.total)}`);
   }
   const confusions = new Map<string, number>();
-  for (const miss of score.misses)
-    confusions.set(`${miss.expected} → ${miss.got}`, (confusions.get(`${miss.expected} → ${miss.got}`) ?? 0) + 1);
-  console.log(
-    `  confusions: ${[...confusions]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 8)
-      .map(([k, n]) => `${k} ${n}`)
-      .join(', ')}`,
-  );
+  for (const { expected, got } of score.misses) confusions.set(`${expected} → ${got}`, (confusions.get(`${expected} → ${got}`) ?? 0) + 1);
+  const top = [...confusions].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  console.log(`  confusions: ${top.map(([pair, n]) => `${pair} ${n}`).join(', ')}`);
+  if (showMisses) for (const miss of score.misses) console.log(`    [${miss.id}] ${miss.expected} → ${miss.got}: ${miss.text}`);
 }
 
 const tuning = loadCorpus('tuning');
 const heldOut = loadCorpus('held-out');
 console.log(`corpus: ${tuning.length} tuning + ${heldOut.length} held-out consultations; transition weight ${transitionWeight}`);
-
-const crossValidated: Score[] = [];
-for (let fold = 0; fold < folds; fold++) {
-  const test = tuning.filter((_, i) => i % folds === fold);
-  const train = tuning.filter((_, i) => i % folds !== fold);
-  crossValidated.push(evaluate(train, test));
-}
-const merged: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, byLabel: {}, split: [], misses: [] };
-for (const score of crossValidated) {
-  merged.right += score.right;
-  merged.total += score.total;
-  merged.split.push(...score.split);
-  merged.misses.push(...score.misses);
-  for (const key of ['byStyle', 'byLabel'] as const) {
-    for (const [name, s] of Object.entries(score[key])) {
-      merged[key][name] ??= { right: 0, total: 0 };
-      merged[key][name].right += s.right;
-      merged[key][name].total += s.total;
-    }
-  }
-}
-report(`${folds}-fold cross-validation on the tuning part`, merged);
-if (showMisses) for (const miss of merged.misses) console.log(`    [${miss.id}] ${miss.expected} → ${miss.got}: ${miss.text}`);
+const crossValidated = Array.from({ length: folds }, (_, fold) =>
+  evaluate(
+    tuning.filter((_, i) => i % folds !== fold),
+    tuning.filter((_, i) => i % folds === fold),
+  ),
+);
+report(`${folds}-fold cross-validation on the tuning part`, merge(crossValidated));
 if (process.env.HELD_OUT !== '0') report('held-out (model trained on the tuning part)', evaluate(tuning, heldOut));

@@ -3,11 +3,11 @@
 // trains on the tuning part only.
 
 import { writeFileSync } from 'node:fs';
-import { trainModel } from '../src/providers/sectioning/training.ts';
-import { loadWholeCorpus, trainingSentences } from '../test/providers/corpus/corpus.ts';
+import { trainSectioner } from '../src/providers/sectioning/training.ts';
+import { labelledTranscript, loadWholeCorpus } from '../test/providers/corpus/corpus.ts';
 
 const corpus = loadWholeCorpus();
-const model = trainModel(corpus.map(trainingSentences));
+const model = trainSectioner(corpus.map(labelledTranscript));
 const target = new URL('../src/providers/sectioning/model.json', import.meta.url);
 writeFileSync(target, `${JSON.stringify(model)}\n`);
 console.log(

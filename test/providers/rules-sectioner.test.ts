@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
-import { trainModel } from '../../src/providers/sectioning/training.ts';
-import { loadCorpus, loadWholeCorpus, scoreCorpus, trainingSentences } from './corpus/corpus.ts';
+import { trainSectioner } from '../../src/providers/sectioning/training.ts';
+import { labelledTranscript, loadCorpus, loadWholeCorpus, scoreCorpus } from './corpus/corpus.ts';
 
 const sectioner = createRulesSectioner();
 const section = (text: string) => sectioner.section({ text, segments: [], language: 'pt' }, new AbortController().signal);
@@ -12,7 +12,7 @@ describe('rules sectioner on the pt-BR corpus', () => {
   const tuning = loadCorpus('tuning');
   const heldOut = loadCorpus('held-out');
   // Honest figures: a model trained on the tuning part only, scored on the held-out part.
-  const tunedModel = trainModel(tuning.map(trainingSentences));
+  const tunedModel = trainSectioner(tuning.map(labelledTranscript));
   const heldOutScore = scoreCorpus(heldOut, (text) => assignSentences(text, tunedModel));
 
   it('has a corpus large and varied enough to mean something', () => {
@@ -48,7 +48,7 @@ describe('rules sectioner on the pt-BR corpus', () => {
 
   it('ships the model that `npm run train:sectioner` learns from the whole corpus', () => {
     const shipped = JSON.parse(readFileSync(new URL('../../src/providers/sectioning/model.json', import.meta.url), 'utf8'));
-    expect(shipped).toEqual(JSON.parse(JSON.stringify(trainModel(loadWholeCorpus().map(trainingSentences)))));
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(trainSectioner(loadWholeCorpus().map(labelledTranscript)))));
   });
 
   it('the scorer itself notices a labeller that is wrong, and a sentence split across sections', () => {

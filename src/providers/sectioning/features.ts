@@ -10,7 +10,7 @@ import { CUES } from './vocabulary.ts';
 const stemmer = snowball.newStemmer('portuguese');
 const stemCache = new Map<string, string>();
 
-function stem(word: string): string {
+export function stem(word: string): string {
   let stemmed = stemCache.get(word);
   if (stemmed === undefined) {
     stemmed = stemmer.stem(word);
@@ -86,7 +86,9 @@ export function sentenceFeatures(folded: string[], index: number, speakers: (Spe
   const context: string[] = [];
   const previous = folded[index - 1];
   const next = folded[index + 1];
-  if (previous !== undefined) for (const token of new Set(tokens(previous))) context.push(`pw:${token}`);
-  if (next !== undefined) for (const token of new Set(tokens(next))) context.push(`nw:${token}`);
+  if (process.env.XCTX !== '0') {
+    if (previous !== undefined) for (const token of new Set(tokens(previous))) context.push(`pw:${token}`);
+    if (next !== undefined) for (const token of new Set(tokens(next))) context.push(`nw:${token}`);
+  }
   return [...own, ...positionFeatures(index, folded.length), ...context];
 }

@@ -2,6 +2,7 @@
 // one section follows another. The weights are learned from the labelled corpus
 // (`npm run train:sectioner`) and shipped as JSON; this file only reads and applies them.
 
+import type { BoundaryModel } from './boundaries.ts';
 import { SECTION_LABELS, type SectionLabel } from './port.ts';
 
 export interface SectionModel {
@@ -13,6 +14,8 @@ export interface SectionModel {
   start: number[];
   /** log P(next label | label), [from][to]. */
   transitions: number[][];
+  /** Where sentences start inside unpunctuated runs. */
+  boundary: BoundaryModel;
 }
 
 /** log P(label | features) for every label, in `model.labels` order. */

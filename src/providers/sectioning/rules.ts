@@ -3,17 +3,21 @@
 // over the whole consultation. No network. It is the default and the fallback of the `openai`
 // sectioner, so it must never fail and never drop a sentence.
 
+import { readFileSync } from 'node:fs';
+import { type BoundaryModel, type RunSpan, segmentStarts, splitRuns } from './boundaries.ts';
 import { decode } from './decoder.ts';
 import { type Speaker, sentenceFeatures } from './features.ts';
-import shipped from './model.json' with { type: 'json' };
 import { labelIndex, labelLogProbabilities, type SectionModel } from './model.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectionLabel } from './port.ts';
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
 import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER, VET_SPEAKER } from './vocabulary.ts';
 
-const SHIPPED_MODEL = shipped as SectionModel;
+// Read, not imported: the type checker need not infer a type for thousands of weights.
+const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
 // Tuned by cross-validation on the corpus's tuning part (docs/providers.md).
 export const TRANSITION_WEIGHT = 1;
+// A change of section at a cut the boundary model guessed costs this much more (log scale).
+export const GUESSED_CUT_CHANGE_PENALTY = Number(process.env.XPEN ?? 1);
 
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
@@ -39,7 +43,7 @@ function findHeading(folded: string): Heading | null {
   return null;
 }
 
-export interface AnalysedSentence extends SentenceSpan {
+export interface AnalysedSentence extends RunSpan {
   /** The sentence without its spoken heading; may be empty. */
   body: string;
   /** Labels a spoken heading or an opening phrase leaves it (indices into SECTION_LABELS), or null. */
@@ -59,8 +63,8 @@ const LEXICAL = /^(?:w|b|o|o2|c):/;
  * that open a section ("Prescrevo", "Retorno em"). Training and labelling share it, so the model
  * learns from exactly the features it is later given.
  */
-export function analyseSentences(text: string): AnalysedSentence[] {
-  const spans = splitSentences(text);
+export function analyseSentences(text: string, boundary: BoundaryModel, segments: readonly { text: string }[] = []): AnalysedSentence[] {
+  const spans = splitRuns(splitSentences(text), text, fold(text), boundary, segmentStarts(text, segments));
   const spoken: string[] = [];
   const speakers: (Speaker | null)[] = [];
   const partial: Omit<AnalysedSentence, 'features'>[] = [];
@@ -100,9 +104,10 @@ export function analyseSentences(text: string): AnalysedSentence[] {
 export function assignSentences(
   text: string,
   model: SectionModel = SHIPPED_MODEL,
+  segments: readonly { text: string }[] = [],
   transitionWeight = TRANSITION_WEIGHT,
 ): AssignedSentence[] {
-  const analysed = analyseSentences(text);
+  const analysed = analyseSentences(text, model.boundary, segments);
   const known = analysed.map(({ features }) => features.some((feature) => LEXICAL.test(feature) && feature in model.weights));
   // A transcript of nothing but unknown words is not clinical content the model can place.
   const nothingKnown = !known.includes(true);
@@ -113,8 +118,9 @@ export function assignSentences(
     start: model.start,
     transitions: model.transitions,
     transitionWeight,
+    changePenalty: analysed.map(({ guessedStart }) => (guessedStart ? GUESSED_CUT_CHANGE_PENALTY : 0)),
   });
-  return analysed.map(({ features: _features, allowed: _allowed, ...sentence }, i) => ({
+  return analysed.map(({ features: _features, allowed: _allowed, guessedStart: _guessed, ...sentence }, i) => ({
     ...sentence,
     label: SECTION_LABELS[labels[i]!]!,
   }));
@@ -139,7 +145,7 @@ export function createRulesSectioner(): Sectioner {
     name: 'rules',
     async section(input, signal) {
       signal.throwIfAborted();
-      return buildSections(assignSentences(input.text));
+      return buildSections(assignSentences(input.text, SHIPPED_MODEL, input.segments));
     },
   };
 }

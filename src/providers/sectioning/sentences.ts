@@ -1,7 +1,7 @@
 // Sentence splitting for pt-BR transcripts. Every non-space character of the input ends up in
 // exactly one sentence, which is what lets the sectioner promise "no sentence lost or duplicated".
 
-import { CLAUSE_START_IN_RUN, DELIMITED_HEADING_ANYWHERE, SPEAKER_LABEL_ANYWHERE } from './vocabulary.ts';
+import { CLAUSE_START_IN_RUN, DELIMITED_HEADING_ANYWHERE, HEADING_IN_RUN, SPEAKER_LABEL_ANYWHERE } from './vocabulary.ts';
 
 export interface SentenceSpan {
   /** Index of the first character in the source text. */
@@ -47,15 +47,16 @@ export function splitSentences(text: string): SentenceSpan[] {
   }
   for (const match of folded.matchAll(/\n/g)) addStartAfter(match.index);
   // Run-on ASR text still says "... exame físico: ..." or "... tutora: ..." mid-line.
-  for (const pattern of [DELIMITED_HEADING_ANYWHERE, SPEAKER_LABEL_ANYWHERE]) {
+  for (const pattern of [DELIMITED_HEADING_ANYWHERE, SPEAKER_LABEL_ANYWHERE, HEADING_IN_RUN]) {
     for (const match of folded.matchAll(pattern)) starts.add(match.index + (match[1]?.length ?? 0));
   }
 
-  for (const start of clauseStartsInLongRuns(
-    folded,
-    [...starts].sort((a, b) => a - b),
-  ))
-    starts.add(start);
+  if (process.env.XCLAUSE === '1')
+    for (const start of clauseStartsInLongRuns(
+      folded,
+      [...starts].sort((a, b) => a - b),
+    ))
+      starts.add(start);
 
   const ordered = [...starts].sort((a, b) => a - b);
   const spans: SentenceSpan[] = [];

@@ -1,89 +1,158 @@
-// Learns a SectionModel from labelled consultations: logistic regression by AdaGrad SGD with L2,
-// and smoothed section-to-section counts. Deterministic (seeded shuffle), so the committed model
-// is reproducible with `npm run train:sectioner`; tests train on one part of the corpus and score
-// the other with it.
+// Learns the sectioner's model from labelled consultations: first where sentences start inside
+// unpunctuated runs (binary logistic regression), then, on the sentences that this split really
+// produces, the section of each sentence (multinomial logistic regression) and how sections follow
+// each other (smoothed counts). AdaGrad SGD with L2 and a seeded shuffle, so the committed model is
+// reproducible with `npm run train:sectioner`; tests train on one part of the corpus and score
+// another with it.
 
+import { type BoundaryModel, gapFeatures, runWords } from './boundaries.ts';
 import { logSoftmax, type SectionModel } from './model.ts';
-import { SECTION_LABELS } from './port.ts';
+import { SECTION_LABELS, type SectionLabel } from './port.ts';
+import { analyseSentences } from './rules.ts';
+import { fold, splitSentences } from './sentences.ts';
 
-export interface TrainingSentence {
-  features: string[];
-  label: number;
+/** A transcript and the labelled sentences it is made of (character offsets into `text`). */
+export interface LabelledTranscript {
+  text: string;
+  units: { start: number; end: number; label: SectionLabel }[];
 }
 
 export interface TrainingOptions {
   epochs: number;
   learningRate: number;
   l2: number;
-  /** Features seen in fewer sentences are dropped (noise, and a smaller model file). */
+  /** Features seen in fewer examples are dropped (noise, and a smaller model file). */
   minCount: number;
+  /** Probability above which the boundary model cuts a run. */
+  cutThreshold: number;
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = { epochs: 20, learningRate: 0.3, l2: 1e-4, minCount: 2, seed: 7 };
+export const DEFAULT_TRAINING: TrainingOptions = {
+  epochs: Number(process.env.XEP ?? 20),
+  learningRate: Number(process.env.XLR ?? 0.3),
+  l2: Number(process.env.XL2 ?? 1e-4),
+  minCount: Number(process.env.XMC ?? 2),
+  cutThreshold: Number(process.env.XCUT ?? 0.5),
+  seed: 7,
+};
 
-export function trainModel(consultations: TrainingSentence[][], options: TrainingOptions = DEFAULT_TRAINING): SectionModel {
+interface Example {
+  features: string[];
+  target: number;
+}
+
+export function trainSectioner(transcripts: LabelledTranscript[], options: TrainingOptions = DEFAULT_TRAINING): SectionModel {
+  const boundary: BoundaryModel = {
+    weights: roundWeights(train(transcripts.flatMap(boundaryExamples), 2, options), (w) => w[1]! - w[0]!),
+    threshold: options.cutThreshold,
+  };
   const labels = SECTION_LABELS.length;
-  const sentences = consultations.flat();
+  const sequences = transcripts.map((transcript) =>
+    analyseSentences(transcript.text, boundary).map((sentence) => ({
+      features: sentence.features,
+      target: SECTION_LABELS.indexOf(majorityLabel(transcript.units, sentence.start, sentence.end) ?? 'observations'),
+    })),
+  );
+  const weights = train(sequences.flat(), labels, options);
+
+  const start = new Array<number>(labels).fill(1);
+  const transitions = Array.from({ length: labels }, () => new Array<number>(labels).fill(1));
+  for (const sequence of sequences) {
+    const first = sequence[0];
+    if (first) start[first.target]! += 1;
+    for (let i = 1; i < sequence.length; i++) transitions[sequence[i - 1]!.target]![sequence[i]!.target]! += 1;
+  }
+  return {
+    labels: SECTION_LABELS,
+    weights: roundWeights(weights, (w) => [...w]),
+    start: logNormalise(start),
+    transitions: transitions.map(logNormalise),
+    boundary,
+  };
+}
+
+/** Every gap between words inside the runs punctuation leaves, and whether a labelled sentence starts there. */
+function boundaryExamples({ text, units }: LabelledTranscript): Example[] {
+  const folded = fold(text);
+  const unitStarts = new Set(units.map((unit) => unit.start));
+  const examples: Example[] = [];
+  for (const span of splitSentences(text)) {
+    const words = runWords(folded, span.start, span.end);
+    let lastCut = 0;
+    for (let i = 1; i < words.length; i++) {
+      const cut = unitStarts.has(words[i]!.start);
+      examples.push({ features: gapFeatures(words, i, i - lastCut, text), target: cut ? 1 : 0 });
+      if (cut) lastCut = i;
+    }
+  }
+  return examples;
+}
+
+export function majorityLabel(units: LabelledTranscript['units'], start: number, end: number): SectionLabel | undefined {
+  const overlap = new Map<SectionLabel, number>();
+  for (const unit of units) {
+    const shared = Math.min(end, unit.end) - Math.max(start, unit.start);
+    if (shared > 0) overlap.set(unit.label, (overlap.get(unit.label) ?? 0) + shared);
+  }
+  return [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/** Softmax regression over `classes` (two classes make a logistic regression). */
+function train(examples: Example[], classes: number, options: TrainingOptions): Map<string, Float64Array> {
   const counts = new Map<string, number>();
-  for (const { features } of sentences) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
-  const kept = (feature: string) => (counts.get(feature) ?? 0) >= options.minCount;
+  for (const { features } of examples) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  const activeFeatures = examples.map(({ features }) => features.filter((feature) => (counts.get(feature) ?? 0) >= options.minCount));
 
   const weights = new Map<string, Float64Array>();
   const squaredGradients = new Map<string, Float64Array>();
   const vector = (map: Map<string, Float64Array>, feature: string, initial: number) => {
     let found = map.get(feature);
     if (!found) {
-      found = new Float64Array(labels).fill(initial);
+      found = new Float64Array(classes).fill(initial);
       map.set(feature, found);
     }
     return found;
   };
 
   const random = mulberry32(options.seed);
-  const order = sentences.map((_, i) => i);
+  const order = examples.map((_, i) => i);
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     shuffle(order, random);
     for (const index of order) {
-      const { features, label } = sentences[index]!;
-      const active = features.filter(kept);
-      const scores = new Array<number>(labels).fill(0);
+      const target = examples[index]!.target;
+      const active = activeFeatures[index]!;
+      const scores = new Array<number>(classes).fill(0);
       for (const feature of active) {
         const w = vector(weights, feature, 0);
-        for (let l = 0; l < labels; l++) scores[l]! += w[l]!;
+        for (let c = 0; c < classes; c++) scores[c]! += w[c]!;
       }
       const probabilities = logSoftmax(scores).map(Math.exp);
       for (const feature of active) {
         const w = vector(weights, feature, 0);
         const g2 = vector(squaredGradients, feature, 1e-8);
-        for (let l = 0; l < labels; l++) {
-          const gradient = probabilities[l]! - (l === label ? 1 : 0) + options.l2 * w[l]!;
-          g2[l]! += gradient * gradient;
-          w[l]! -= (options.learningRate * gradient) / Math.sqrt(g2[l]!);
+        for (let c = 0; c < classes; c++) {
+          const gradient = probabilities[c]! - (c === target ? 1 : 0) + options.l2 * w[c]!;
+          g2[c]! += gradient * gradient;
+          w[c]! -= (options.learningRate * gradient) / Math.sqrt(g2[c]!);
         }
       }
     }
   }
+  return weights;
+}
 
-  const start = new Array<number>(labels).fill(1);
-  const transitions = Array.from({ length: labels }, () => new Array<number>(labels).fill(1));
-  for (const consultation of consultations) {
-    const first = consultation[0];
-    if (first) start[first.label]! += 1;
-    for (let i = 1; i < consultation.length; i++) transitions[consultation[i - 1]!.label]![consultation[i]!.label]! += 1;
-  }
-
-  const rounded: Record<string, number[]> = {};
+/** Sorted, rounded to 3 decimals, near-zero features dropped: a stable, compact JSON file. */
+function roundWeights<T extends number | number[]>(weights: Map<string, Float64Array>, shape: (w: Float64Array) => T): Record<string, T> {
+  const round = (value: number) => Math.round(value * 1000) / 1000;
+  const rounded: Record<string, T> = {};
   for (const [feature, w] of [...weights].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (w.every((value) => Math.abs(value) < 0.005)) continue;
-    rounded[feature] = [...w].map((value) => Math.round(value * 1000) / 1000);
+    const value = shape(w);
+    const values = Array.isArray(value) ? value : [value as number];
+    if (values.every((v) => Math.abs(v) < 0.005)) continue;
+    rounded[feature] = (Array.isArray(value) ? value.map(round) : round(value as number)) as T;
   }
-  return {
-    labels: SECTION_LABELS,
-    weights: rounded,
-    start: logNormalise(start),
-    transitions: transitions.map(logNormalise),
-  };
+  return rounded;
 }
 
 function logNormalise(counts: number[]): number[] {

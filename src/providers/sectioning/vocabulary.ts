@@ -53,6 +53,20 @@ export const HEADING_AT_START: { label: SectionLabel; pattern: RegExp; stripsOnC
 /** "... sem outras queixas exame físico: temperatura ..." — a new sentence starts at the heading. */
 export const DELIMITED_HEADING_ANYWHERE = new RegExp(`(\\s)(?:${headingAlternation})\\s*[:–—]`, 'g');
 
+// Headings unlikely to be prose, and the words that show a heading word is prose after all
+// ("respondeu bem ao tratamento", "o diagnóstico é").
+const STRONG_HEADINGS =
+  'anamnese|historico clinico|queixa principal|exame fisico|exame clinico|diagnosticos?(?: presuntivos?| definitivos?| diferenciais?)?|suspeita clinica|conduta|tratamento|prescricao|plano terapeutico|observac(?:ao|oes)|obs|prognostico|retorno|reavaliacao';
+const NOT_AFTER =
+  'ao|o|a|os|as|do|da|dos|das|de|no|na|nos|nas|num|numa|um|uma|pelo|pela|com|sem|para|pra|seu|sua|esse|essa|este|esta|novo|nova|mesmo|mesma|outro|outra|proprio|e|em|por|bom|boa|meu|minha|teu|nosso|nossa|qual|que|o seu|do seu';
+
+/**
+ * "... ela anda pulando exame fisico. peso dois quilos ..." — in unpunctuated dictation a strong
+ * heading followed by ".", "," or nothing starts a sentence too, unless an article or preposition
+ * before it shows it is prose.
+ */
+export const HEADING_IN_RUN = new RegExp(`(\\s)(?<!(?:^|\\s)(?:${NOT_AFTER})\\s)(?:${STRONG_HEADINGS})(?=\\s*[.,]|\\s)`, 'g');
+
 const SPEAKER =
   '(?:medic[oa] |doutor[a]? )?veterinari[oa]|vet|tutor[a]?|proprietari[oa]|don[oa](?: [a-z]+)?|cliente|dr[a]?\\.?(?: [a-z]+)?|doutor[a]?(?: [a-z]+)?';
 // Diarizing servers label speakers without roles ("A:", "speaker_1:"); such labels only count at
@@ -145,6 +159,18 @@ export const CUES: Record<SectionLabel, [RegExp, number][]> = {
     [/\b\d+(?:,\d+)? ?(?:kg|quilos?|gramas|g)\b/, 1],
   ],
   diagnosis: [
+    // Prognosis.
+    [
+      /\b(?:prognostico|a maioria|costuma|tem cura|chance|chances|reversivel|irreversivel|evolu\w+|controla(?:vel)?|sobreviv\w+|risco|reservado|favoravel|desfavoravel)\b/,
+      2,
+    ],
+    // Reading a result.
+    [
+      /\b(?:veio|vieram|deu|deram|resultado|mostr\w+|revel\w+|confirm\w+|normaliz\w+|elevad[oa]s?|dentro d[oa]|faixa|sugere|sugestiv\w+|indica|tipic[oa]|classic[oa]|caracteristic\w+)\b/,
+      1,
+    ],
+    // Naming what the animal has.
+    [/\b(?:isso (?:aqui |ai )?e|o que (?:ele|ela) tem e|e um caso|e um quadro|da idade|por causa d[aeo]s?|o povo chama)\b/, 2],
     [/\b(?:suspeit\w*|diagnostic\w*|compativel|sugestiv\w*|diferencia(?:l|is)|descartar|hipotese|impressao)\b/, 4],
     [/\b(?:provavel|provavelmente|possivel|pode ser|tudo indica|isso e|e um quadro|quadro de|confirm\w*|investigar|indicativo)\b/, 2],
     [
@@ -195,6 +221,30 @@ export const CUES: Record<SectionLabel, [RegExp, number][]> = {
     [/\b(?:agend\w+|marca\w*|proxim[oa] (?:vacina|consulta|dose)|daqui a|retirada d[oe]s? pontos|ligo|ligar|telefone|atualizando)\b/, 3],
   ],
   observations: [
+    // Money: prices, estimates, payment.
+    [
+      /\b(?:reais|quanto (?:fica|custa|sai|e|vai ficar|da|deu)|custa\w*|custo|car[oa]|barat[oa]|orcamento|preco|valor|pag(?:ar|o|ou|amento|ando)|parcel\w*|pix|cartao|dinheiro|desconto|diaria|fiado|em conta)\b/,
+      2,
+    ],
+    // Consent and decisions.
+    [/\b(?:autoriz\w*|termo|assin\w*|consentimento|concord\w*|decid\w+|vou pensar|conversar com|ver com (?:o|a|meu|minha))\b/, 2],
+    // The tutor's feelings and the vet's reassurance.
+    [
+      /\b(?:preocupad[oa]|preocup\w+|medo|ansios[oa]|nervos[oa]|chor\w+|coitad\w+|meu deus|nossa|graca(?:s)? a deus|ainda bem|culpa|pessim[oa]|triste|assustad[oa]|tranquil[oa]|revoltad[oa]|desesperad[oa]|aliviad[oa])\b/,
+      2,
+    ],
+    // Logistics: transport, opening hours, who brings or fetches the animal.
+    [
+      /\b(?:moto|carro|onibus|uber|estrada|caminhonete|carona|buscar|recepcao|horario|fech(?:a|ou|ar)|abr(?:e|iu|ir)|sabado|domingo|trabalh(?:o|a|ar)|caixa de transporte|caixinha|gaiola)\b/,
+      1,
+    ],
+    // Pleasantries.
+    [
+      /\b(?:pode entrar|pode sentar|bem vind[oa]|obrigad[oa]|deus (?:te|lhe) (?:abencoe|pague)|ate (?:logo|mais|a proxima|segunda)|por nada|imagina|com licenca|calma)\b/,
+      2,
+    ],
+    // Temperament that is not a finding.
+    [/\b(?:mans[oa]|mansinh[oa]|bonzinh[oa]|brav[oa]|arisc[oa]|morde|mordeu|arranh\w+)\b/, 1],
     [
       /^(?:bom dia|boa tarde|boa noite|ola|oi|oie|tudo (?:bem|bom)|obrigad[oa]|muito obrigad[oa]|valeu|de nada|ate logo|ate la|ate mais|tchau|combinado|certo|ta bom|tudo certo|pode (?:entrar|sentar))\b/,
       5,

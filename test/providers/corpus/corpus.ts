@@ -155,7 +155,12 @@ export function simulatedSegments(transcript: CorpusTranscript): { text: string 
   for (let i = 0; i < transcript.sentences.length; ) {
     state = Math.imul(state ^ (state >>> 13), 0x5bd1e995) >>> 0;
     const take = 1 + (state % 3);
-    segments.push({ text: transcript.sentences.slice(i, i + take).map(([, text]) => text).join(joiner) });
+    segments.push({
+      text: transcript.sentences
+        .slice(i, i + take)
+        .map(([, text]) => text)
+        .join(joiner),
+    });
     i += take;
   }
   return segments;

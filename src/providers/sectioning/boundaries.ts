@@ -1,0 +1,144 @@
+// Where a new sentence starts inside a run that punctuation did not break: speech-to-text output
+// often comes lower-case and unpunctuated ("oi doutora ele tá vomitando desde ontem vamos
+// examinar"). A small logistic model over the words either side of each gap, learned from the
+// corpus's sentence boundaries, proposes the cuts; every character still lands in one sentence.
+
+import { stem } from './features.ts';
+import type { SentenceSpan } from './sentences.ts';
+
+export interface BoundaryModel {
+  /** feature → weight of "a sentence starts here". */
+  weights: Record<string, number>;
+  /** Cut where the probability exceeds this. */
+  threshold: number;
+}
+
+export interface RunWord {
+  start: number;
+  end: number;
+  /** Folded word without surrounding punctuation ("" for a token that is only punctuation). */
+  word: string;
+}
+
+/** The whitespace-separated words of `folded` between start and end, with their offsets. */
+export function runWords(folded: string, start: number, end: number): RunWord[] {
+  const words: RunWord[] = [];
+  for (const match of folded.slice(start, end).matchAll(/\S+/g)) {
+    const at = start + match.index;
+    words.push({ start: at, end: at + match[0].length, word: match[0].replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '') });
+  }
+  return words;
+}
+
+// Only "just after a cut" is told: a feature for long stretches without a cut would make the model
+// cut anywhere once it has missed the right place.
+function distanceBucket(wordsSinceCut: number): string {
+  return wordsSinceCut <= 3
+    ? String(wordsSinceCut)
+    : process.env.XDIST === '1'
+      ? wordsSinceCut <= 6
+        ? '4-6'
+        : wordsSinceCut <= 10
+          ? '7-10'
+          : wordsSinceCut <= 16
+            ? '11-16'
+            : '17+'
+      : 'far';
+}
+
+/** Features of the gap before words[i] (i ≥ 1) in a run, `wordsSinceCut` words after the last cut. */
+export function gapFeatures(words: RunWord[], i: number, wordsSinceCut: number, original: string): string[] {
+  const at = (k: number) => words[k]?.word ?? '';
+  const left = at(i - 1);
+  const right = at(i);
+  const features = [
+    'bias',
+    `l:${left}`,
+    `r:${right}`,
+    `lr:${left}_${right}`,
+    `r2:${right}_${at(i + 1)}`,
+    `l2:${at(i - 2)}_${left}`,
+    `ls:${stem(left)}`,
+    `rs:${stem(right)}`,
+    `d:${distanceBucket(wordsSinceCut)}`,
+  ];
+  const rawLeft = original.slice(words[i - 1]!.start, words[i - 1]!.end);
+  if (/,$/.test(rawLeft)) features.push('comma');
+  if (/^\p{Lu}/u.test(original.slice(words[i]!.start, words[i]!.end))) features.push('capital');
+  return features;
+}
+
+export function cutProbability(model: BoundaryModel, features: string[]): number {
+  let score = 0;
+  for (const feature of features) score += model.weights[feature] ?? 0;
+  return 1 / (1 + Math.exp(-score));
+}
+
+// Shorter pieces are rarely sentences of their own and would scatter a sentence over sections.
+const MIN_WORDS = 3;
+
+export interface RunSpan extends SentenceSpan {
+  /** Whether this sentence starts at a cut the model guessed (no punctuation, break or heading there). */
+  guessedStart: boolean;
+}
+
+/**
+ * Where the speech-to-text server's segments start in `text` (it pauses there, so a sentence
+ * often starts there too). Segments whose text cannot be found in order are skipped.
+ */
+export function segmentStarts(text: string, segments: readonly { text: string }[]): Set<number> {
+  const starts = new Set<number>();
+  let from = 0;
+  for (const segment of segments) {
+    const needle = segment.text.trim();
+    if (needle === '') continue;
+    const at = text.indexOf(needle, from);
+    if (at < 0) continue;
+    starts.add(at);
+    from = at + needle.length;
+  }
+  return starts;
+}
+
+/**
+ * Splits each span further where the model sees a sentence start, or where a segment of the
+ * speech-to-text server starts.
+ */
+export function splitRuns(
+  spans: SentenceSpan[],
+  text: string,
+  folded: string,
+  model: BoundaryModel,
+  segmentCuts: ReadonlySet<number> = new Set(),
+): RunSpan[] {
+  const result: RunSpan[] = [];
+  for (const span of spans) {
+    const words = runWords(folded, span.start, span.end);
+    let cutAt = 0;
+    let pieceStart = span.start;
+    for (let i = 1; i < words.length; i++) {
+      if (!segmentCuts.has(words[i]!.start) && (i < MIN_WORDS || i > words.length - MIN_WORDS)) continue;
+      const atSegment = segmentCuts.has(words[i]!.start);
+      if (!atSegment && i - cutAt < MIN_WORDS) continue;
+      if (!atSegment && cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= model.threshold) continue;
+      const end = words[i - 1]!.end;
+      result.push({
+        start: pieceStart,
+        end,
+        text: text.slice(pieceStart, end),
+        afterLineBreak: pieceStart === span.start && span.afterLineBreak,
+        guessedStart: pieceStart !== span.start,
+      });
+      pieceStart = words[i]!.start;
+      cutAt = i;
+    }
+    result.push({
+      start: pieceStart,
+      end: span.end,
+      text: text.slice(pieceStart, span.end),
+      afterLineBreak: pieceStart === span.start && span.afterLineBreak,
+      guessedStart: pieceStart !== span.start,
+    });
+  }
+  return result;
+}
