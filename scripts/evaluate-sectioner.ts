@@ -45,7 +45,10 @@ function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
       ),
     ],
   ] as const;
-  for (const [name, part] of parts) score.byStyle[name] = { right: part.right, total: part.total };
+  for (const [name, part] of parts) {
+    score.byStyle[name] = { right: part.right, total: part.total };
+    score.byStyle[`${name}, split`] = { right: part.split.length, total: part.total };
+  }
   return score;
 }
 

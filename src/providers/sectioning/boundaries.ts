@@ -4,7 +4,7 @@
 // corpus's sentence boundaries, proposes the cuts; every character still lands in one sentence.
 
 import { stem } from './features.ts';
-import type { SentenceSpan } from './sentences.ts';
+import { LONG_RUN_WORDS, type SentenceSpan } from './sentences.ts';
 
 export interface BoundaryModel {
   /** feature → weight of "a sentence starts here". */
@@ -33,17 +33,7 @@ export function runWords(folded: string, start: number, end: number): RunWord[] 
 // Only "just after a cut" is told: a feature for long stretches without a cut would make the model
 // cut anywhere once it has missed the right place.
 function distanceBucket(wordsSinceCut: number): string {
-  return wordsSinceCut <= 3
-    ? String(wordsSinceCut)
-    : process.env.XDIST === '1'
-      ? wordsSinceCut <= 6
-        ? '4-6'
-        : wordsSinceCut <= 10
-          ? '7-10'
-          : wordsSinceCut <= 16
-            ? '11-16'
-            : '17+'
-      : 'far';
+  return wordsSinceCut <= 3 ? String(wordsSinceCut) : 'far';
 }
 
 /** Features of the gap before words[i] (i ≥ 1) in a run, `wordsSinceCut` words after the last cut. */
@@ -114,12 +104,15 @@ export function splitRuns(
   const result: RunSpan[] = [];
   for (const span of spans) {
     const words = runWords(folded, span.start, span.end);
+    // A sentence of ordinary length came out of punctuation as it is: only long runs are guessed at.
+    const guessing = words.length >= LONG_RUN_WORDS;
     let cutAt = 0;
     let pieceStart = span.start;
     for (let i = 1; i < words.length; i++) {
       if (!segmentCuts.has(words[i]!.start) && (i < MIN_WORDS || i > words.length - MIN_WORDS)) continue;
       const atSegment = segmentCuts.has(words[i]!.start);
       if (!atSegment && i - cutAt < MIN_WORDS) continue;
+      if (!atSegment && !guessing) continue;
       if (!atSegment && cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= model.threshold) continue;
       const end = words[i - 1]!.end;
       result.push({

@@ -74,7 +74,11 @@ export interface Speaker {
   role: 'tutor' | 'vet' | null;
 }
 
-/** A sentence's features in its consultation: its own, its position, its speaker and its neighbours' words. */
+/**
+ * A sentence's features in its consultation: its own, its position and its speaker. (Its neighbours'
+ * words were tried as features and lost 1 point in cross-validation: the decoder already weighs the
+ * neighbours.)
+ */
 export function sentenceFeatures(folded: string[], index: number, speakers: (Speaker | null)[] = []): string[] {
   const own = ownFeatures(folded[index]!);
   const speaker = speakers[index];
@@ -83,12 +87,5 @@ export function sentenceFeatures(folded: string[], index: number, speakers: (Spe
     const before = speakers[index - 1];
     if (before) own.push(before.label === speaker.label ? 'sp:same' : 'sp:change');
   }
-  const context: string[] = [];
-  const previous = folded[index - 1];
-  const next = folded[index + 1];
-  if (process.env.XCTX !== '0') {
-    if (previous !== undefined) for (const token of new Set(tokens(previous))) context.push(`pw:${token}`);
-    if (next !== undefined) for (const token of new Set(tokens(next))) context.push(`nw:${token}`);
-  }
-  return [...own, ...positionFeatures(index, folded.length), ...context];
+  return [...own, ...positionFeatures(index, folded.length)];
 }

@@ -1,7 +1,7 @@
 // Sentence splitting for pt-BR transcripts. Every non-space character of the input ends up in
 // exactly one sentence, which is what lets the sectioner promise "no sentence lost or duplicated".
 
-import { CLAUSE_START_IN_RUN, DELIMITED_HEADING_ANYWHERE, HEADING_IN_RUN, SPEAKER_LABEL_ANYWHERE } from './vocabulary.ts';
+import { DELIMITED_HEADING_ANYWHERE, HEADING_IN_RUN, SPEAKER_LABEL_ANYWHERE } from './vocabulary.ts';
 
 export interface SentenceSpan {
   /** Index of the first character in the source text. */
@@ -42,21 +42,26 @@ export function splitSentences(text: string): SentenceSpan[] {
   for (const match of folded.matchAll(/[.!?…]+["')\]]*(?=\s|$)/g)) {
     // Only the few characters before the mark: the longest abbreviation is five letters.
     const wordBefore = /(?:^|[^a-z])([a-z]+)$/.exec(folded.slice(Math.max(0, match.index - 8), match.index))?.[1];
-    const isAbbreviation = match[0] === '.' && wordBefore !== undefined && ABBREVIATIONS.has(wordBefore);
+    // "E. coli", "S. aureus": a lone letter with a period before a lower-case word is an initial.
+    const isInitial =
+      match[0] === '.' &&
+      wordBefore?.length === 1 &&
+      /\p{Lu}/u.test(text[match.index - 1]!) &&
+      /^ \p{Ll}/u.test(text.slice(match.index + 1, match.index + 3));
+    const isAbbreviation = match[0] === '.' && wordBefore !== undefined && (ABBREVIATIONS.has(wordBefore) || isInitial);
     if (!isAbbreviation) addStartAfter(match.index + match[0].length);
   }
   for (const match of folded.matchAll(/\n/g)) addStartAfter(match.index);
   // Run-on ASR text still says "... exame físico: ..." or "... tutora: ..." mid-line.
-  for (const pattern of [DELIMITED_HEADING_ANYWHERE, SPEAKER_LABEL_ANYWHERE, HEADING_IN_RUN]) {
+  for (const pattern of [DELIMITED_HEADING_ANYWHERE, SPEAKER_LABEL_ANYWHERE]) {
     for (const match of folded.matchAll(pattern)) starts.add(match.index + (match[1]?.length ?? 0));
   }
 
-  if (process.env.XCLAUSE === '1')
-    for (const start of clauseStartsInLongRuns(
-      folded,
-      [...starts].sort((a, b) => a - b),
-    ))
-      starts.add(start);
+  for (const start of headingsInLongRuns(
+    folded,
+    [...starts].sort((a, b) => a - b),
+  ))
+    starts.add(start);
 
   const ordered = [...starts].sort((a, b) => a - b);
   const spans: SentenceSpan[] = [];
@@ -78,16 +83,16 @@ export function splitSentences(text: string): SentenceSpan[] {
 }
 
 // Below this many words a sentence is left whole even without punctuation.
-const LONG_RUN_WORDS = 16;
+export const LONG_RUN_WORDS = 20;
 
-/** Extra sentence starts inside runs that punctuation did not break (lower-case ASR output). */
-function clauseStartsInLongRuns(folded: string, starts: number[]): number[] {
+/** Sentence starts at strong headings inside runs that punctuation did not break (unpunctuated dictation). */
+function headingsInLongRuns(folded: string, starts: number[]): number[] {
   const extra: number[] = [];
   for (const [i, start] of starts.entries()) {
     const end = starts[i + 1] ?? folded.length;
     const run = folded.slice(start, end);
     if (run.trim().split(/\s+/).length < LONG_RUN_WORDS) continue;
-    for (const match of run.matchAll(CLAUSE_START_IN_RUN)) extra.push(start + match.index + match[1]!.length);
+    for (const match of run.matchAll(HEADING_IN_RUN)) extra.push(start + match.index + match[1]!.length);
   }
   return extra;
 }

@@ -25,17 +25,11 @@ export interface TrainingOptions {
   minCount: number;
   /** Probability above which the boundary model cuts a run. */
   cutThreshold: number;
+
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = {
-  epochs: Number(process.env.XEP ?? 20),
-  learningRate: Number(process.env.XLR ?? 0.3),
-  l2: Number(process.env.XL2 ?? 1e-4),
-  minCount: Number(process.env.XMC ?? 2),
-  cutThreshold: Number(process.env.XCUT ?? 0.5),
-  seed: 7,
-};
+export const DEFAULT_TRAINING: TrainingOptions = { epochs: 20, learningRate: 0.3, l2: 1e-4, minCount: 2, cutThreshold: 0.5, seed: 7 };
 
 interface Example {
   features: string[];

@@ -91,16 +91,6 @@ export const SWITCH_AT_START: { label: SectionLabel; pattern: RegExp }[] = [
   { label: 'follow_up', pattern: /^(?:retornar|reavaliar)\b/ },
 ];
 
-/**
- * Where a new clause most likely starts in a long run of unpunctuated ASR text
- * ("... comer bem peso 18 kg mucosas normocoradas suspeita de diabetes ..."): headings and the
- * words that open a finding, a suspicion, an order or a return visit.
- */
-export const CLAUSE_START_IN_RUN = new RegExp(
-  `(\\s)(?:${headingAlternation}|tutora? (?:relata|refere|diz|conta|informa|acha)|temperatura|peso (?:de )?\\d+|frequencia (?:cardiaca|respiratoria)|mucosas?|auscult\\w*|palpacao|suspeita|compativel|solicit\\w+|coletad[oa]s?|prescrevo|prescrit[oa]|retornar?|reavaliar)\\b`,
-  'g',
-);
-
 /** Cue words scored per section when no heading decides; weights say how telling a cue is. */
 export const CUES: Record<SectionLabel, [RegExp, number][]> = {
   anamnesis: [
