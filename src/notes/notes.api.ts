@@ -73,6 +73,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     transcribe: module.transcribe,
     minSeconds: config.AUDIO_MIN_SECONDS,
     maxSeconds: config.AUDIO_MAX_SECONDS,
+    defaultNoteStyle: config.NOTE_STYLE,
+    clinicalAvailable: module.clinicalAvailable,
     maxBytes: config.AUDIO_MAX_BYTES,
     dataDir: config.DATA_DIR,
   });

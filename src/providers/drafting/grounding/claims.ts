@@ -73,7 +73,8 @@ export function claimsOf(sentence: string): Claim[] {
     const unit = unitOf(word);
     const previous = tokens[at - 1]?.word;
     const afterNumber = lastNumberEnd === at || (previous === 'de' && lastNumberEnd === at - 1) || previous === 'por';
-    if (unit && (isSymbolUnit(word) || afterNumber)) claims.push({ kind: 'unit', keys: [unit], token: tokens[at] ? surface(at, at + 1) : word });
+    if (unit && (isSymbolUnit(word) || afterNumber))
+      claims.push({ kind: 'unit', keys: [unit], token: tokens[at] ? surface(at, at + 1) : word });
     else if (isDrug(word)) claims.push({ kind: 'drug', keys: [stem(word)], token: surface(at, at + 1) });
     else {
       const side = sideOf(word);

@@ -38,6 +38,7 @@ export function stem(word: string): string {
 
 export type Side = 'direito' | 'esquerdo' | 'bilateral';
 
+// biome-ignore format: a table reads better packed
 const SIDES: Record<string, Side> = {
   direito: 'direito', direita: 'direito', direitos: 'direito', direitas: 'direito', dir: 'direito',
   esquerdo: 'esquerdo', esquerda: 'esquerdo', esquerdos: 'esquerdo', esquerdas: 'esquerdo', esq: 'esquerdo',

@@ -3,6 +3,7 @@
 
 export type Unit = string;
 
+// biome-ignore format: a table reads better packed
 const UNITS: Record<string, Unit> = {
   mg: 'mg', miligrama: 'mg', miligramas: 'mg',
   g: 'g', grama: 'g', gramas: 'g',
@@ -32,6 +33,7 @@ const UNITS: Record<string, Unit> = {
 const ALWAYS_UNITS = new Set(['mg', 'kg', 'mcg', 'µg', 'ml', 'ui', '°c', 'bpm', 'mpm', 'irpm', '%']);
 
 /** What a vet says instead of the unit: a temperature is in °C, a heart rate in bpm. */
+// biome-ignore format: a table reads better packed
 const IMPLIED_BY: Record<string, Unit> = {
   temperatura: 'celsius', febre: 'celsius', termometro: 'celsius',
   cardiaca: 'bpm', batimento: 'bpm', pulso: 'bpm', fc: 'bpm',
