@@ -27,6 +27,14 @@ function periodAt(tokens: Token[], at: number, amount: number): { hours: number;
   return null;
 }
 
+/** A number, where "meia" is a half even after "de"/"em" ("de meia em meia hora"). */
+function amountAt(tokens: Token[], at: number): { values: number[]; end: number } | null {
+  const word = tokens[at]?.word;
+  if (word === undefined) return null;
+  if (word === 'meio' || word === 'meia') return { values: [0.5], end: at + 1 };
+  return quantityAt(tokens, at);
+}
+
 function frequencyAt(tokens: Token[], at: number): Frequency | null {
   const word = tokens[at]!.word;
   const make = (end: number, hours: number): Frequency => ({ first: at, end, canonical: everyHours(hours) });
@@ -34,9 +42,9 @@ function frequencyAt(tokens: Token[], at: number): Frequency | null {
   if (word in LATIN) return make(at + 1, LATIN[word]!);
   // "de 12 em 12 horas" / "de doze em doze horas" (hours when the unit is left out)
   if (word === 'de') {
-    const first = tokens[at + 1] ? quantityAt(tokens, at + 1) : null;
+    const first = amountAt(tokens, at + 1);
     if (first && tokens[first.end]?.word === 'em') {
-      const second = tokens[first.end + 1] ? quantityAt(tokens, first.end + 1) : null;
+      const second = amountAt(tokens, first.end + 1);
       if (second && numberKey(second.values[0]!) === numberKey(first.values[0]!)) {
         const period = periodAt(tokens, second.end, first.values[0]!);
         return period ? make(period.end, period.hours) : make(second.end, first.values[0]!);
@@ -44,8 +52,8 @@ function frequencyAt(tokens: Token[], at: number): Frequency | null {
     }
   }
   // "a cada 12 horas", "a cada dois dias"
-  if (word === 'a' && tokens[at + 1]?.word === 'cada' && tokens[at + 2]) {
-    const amount = quantityAt(tokens, at + 2);
+  if (word === 'a' && tokens[at + 1]?.word === 'cada') {
+    const amount = amountAt(tokens, at + 2);
     if (amount) {
       const period = periodAt(tokens, amount.end, amount.values[0]!);
       if (period) return make(period.end, period.hours);
