@@ -114,10 +114,7 @@ describe('openai drafter: the contract', () => {
 
   it('merges a label given twice and gives a sentence citing several lines each line once, in time order', async () => {
     answer({
-      sections: [
-        ...GROUNDED,
-        { label: 'anamnesis', sentences: [{ text: 'Claudicação há 3 dias, peso 32,5 kg.', segments: [2, 1, 2] }] },
-      ],
+      sections: [...GROUNDED, { label: 'anamnesis', sentences: [{ text: 'Claudicação há 3 dias, peso 32,5 kg.', segments: [2, 1, 2] }] }],
     });
     const outcome = await drafter().draft(input, signal());
     if (!outcome.ok) throw new Error('expected a draft');
@@ -207,10 +204,7 @@ describe('openai drafter: unusable answers become a verbatim fallback', () => {
     ['a missing field', chatCompletion({ sections: [{ label: 'anamnesis' }] })],
     ['a body that is not a chat completion', { result: 'ok' }],
     ['no sections', chatCompletion({ sections: [] })],
-    [
-      'nothing grounded',
-      chatCompletion({ sections: [{ label: 'treatment', sentences: [{ text: 'Tramadol 4 mg/kg.', segments: [4] }] }] }),
-    ],
+    ['nothing grounded', chatCompletion({ sections: [{ label: 'treatment', sentences: [{ text: 'Tramadol 4 mg/kg.', segments: [4] }] }] })],
   ])('%s → drafting_invalid', async (_case, body) => {
     server.handle((_request, response) => json(response, 200, body));
     const outcome = await drafter().draft(input, signal());
@@ -252,7 +246,9 @@ describe('openai drafter: unusable answers become a verbatim fallback', () => {
 
   it('retries a 5xx and uses the answer that follows', async () => {
     server.handle((_request, response, index) =>
-      index === 0 ? json(response, 503, { error: { message: 'loading model' } }) : json(response, 200, chatCompletion({ sections: GROUNDED })),
+      index === 0
+        ? json(response, 503, { error: { message: 'loading model' } })
+        : json(response, 200, chatCompletion({ sections: GROUNDED })),
     );
     expect((await drafter().draft(input, signal())).ok).toBe(true);
     expect(server.requests).toHaveLength(2);
