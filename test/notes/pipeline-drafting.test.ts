@@ -245,3 +245,23 @@ describe('clinical notes', () => {
     expect(text).not.toContain('CUDA out of memory');
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents note_style, evidence and review_flags with their reasons, and note_style at upload', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/notes/v1/openapi.json' })).json();
+    const text = JSON.stringify(doc);
+    const { schemas } = doc.components;
+    expect(schemas.ReviewFlag.properties.reason.enum).toEqual([
+      'ungrounded',
+      'no_citation',
+      'invalid_citation',
+      'drafting_unavailable',
+      'drafting_invalid',
+    ]);
+    expect(schemas.NoteStyle.enum).toEqual(['verbatim', 'clinical']);
+    expect(text).toContain('"evidence"');
+    expect(text).toContain('"review_flags"');
+    expect(text).toContain('"note_style"');
+    expect(doc.paths['/notes'].post.description).toContain('"note_style"?: "verbatim"|"clinical"');
+  });
+});
