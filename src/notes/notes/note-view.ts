@@ -22,7 +22,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     metadata: note.metadata,
     note_style: note.noteStyle,
     ...(sections
-      ? { note_sections: completed ? sections.map(toSectionBody) : [], review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [] }
+      ? { note_sections: completed ? sections.map(toSectionWithEvidence) : [], review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [] }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
     created_at: toTimestamp(note.createdAt),
@@ -37,9 +37,14 @@ export function toSectionBody(section: SectionFields) {
     title: section.title,
     label: section.label,
     content: section.content,
-    evidence: section.evidence ?? [],
     order: section.order,
     created_at: toTimestamp(section.createdAt),
     updated_at: toTimestamp(section.updatedAt),
   };
+}
+
+/** A section as the single-note fetch and the webhook show it: with the transcript time ranges behind it. */
+function toSectionWithEvidence(section: SectionFields) {
+  const { order, created_at, updated_at, ...head } = toSectionBody(section);
+  return { ...head, evidence: section.evidence ?? [], order, created_at, updated_at };
 }

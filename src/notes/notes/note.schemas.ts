@@ -57,6 +57,9 @@ export const NoteSectionSchema = z
   })
   .meta({ id: 'NoteSection' });
 
+/** The PATCH /note_sections answer: the section's fields the API description lists for it. */
+export const UpdatedNoteSectionSchema = NoteSectionSchema.omit({ evidence: true }).meta({ id: 'UpdatedNoteSection' });
+
 export const NoteSchema = z
   .object({
     id: z.uuid(),
