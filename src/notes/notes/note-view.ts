@@ -22,7 +22,10 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     metadata: note.metadata,
     note_style: note.noteStyle,
     ...(sections
-      ? { note_sections: completed ? sections.map(toSectionWithEvidence) : [], review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [] }
+      ? {
+          note_sections: completed ? sections.map(toSectionWithEvidence) : [],
+          review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
+        }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
     created_at: toTimestamp(note.createdAt),
