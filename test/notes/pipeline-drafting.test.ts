@@ -133,9 +133,12 @@ describe('clinical notes', () => {
     expect(verbatim.note_style).toBe('verbatim');
     expect(verbatim.review_flags).toEqual([]);
     expect(verbatim.note_sections.length).toBeGreaterThan(0);
-    // The transcript's own words, and no time ranges.
+    // The transcript's own words; every segment is the evidence of the section holding its sentence.
     expect(verbatim.note_sections.map((s: any) => s.content).join(' ')).toContain('Vou passar omeprazol um miligrama por quilo');
-    for (const section of verbatim.note_sections) expect(section.evidence).toEqual([]);
+    const treatment = verbatim.note_sections.find((s: any) => s.content.includes('Vou passar omeprazol'));
+    expect(treatment.evidence).toContainEqual({ start: 13, end: 19.5 });
+    const placed = verbatim.note_sections.flatMap((s: any) => s.evidence).map((range: any) => range.start);
+    expect([...new Set(placed)].sort((a: any, b: any) => a - b)).toEqual(SEGMENTS.map((segment) => segment.start));
   });
 
   it('refuses an unknown style with 422 naming the field, and keeps nothing', async () => {

@@ -49,7 +49,8 @@ export const NoteSectionSchema = z
     evidence: z.array(TimeRangeSchema).meta({
       description:
         'The transcript time ranges (seconds) behind the section: in a clinical note, the segments its sentences cite, ' +
-        'in time order (empty when the transcript had no timed segments); empty in a verbatim note.',
+        'in time order; in a verbatim note, the segments whose sentences it holds. Empty when the transcript had no ' +
+        'timed segments.',
     }),
     order: z.string().meta({ description: 'Numeric string, "1", "2", ...' }),
     created_at: TimestampSchema,

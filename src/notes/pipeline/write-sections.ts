@@ -5,6 +5,7 @@
 
 import type { Drafter, NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
 import type { Section, Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
+import { verbatimEvidence } from './verbatim-evidence.ts';
 
 export interface WrittenSection extends Section {
   evidence: TimeRange[];
@@ -39,5 +40,6 @@ export async function writeSections(
     }
   }
   const sections = await providers.sectioner.section(transcript, signal);
-  return { style: 'verbatim', sections: sections.map((section) => ({ ...section, evidence: [] })), reviewFlags, fallback };
+  const evidence = verbatimEvidence(sections, transcript.segments);
+  return { style: 'verbatim', sections: sections.map((section, i) => ({ ...section, evidence: evidence[i]! })), reviewFlags, fallback };
 }
