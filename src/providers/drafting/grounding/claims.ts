@@ -37,14 +37,15 @@ function unitAfter(tokens: Token[], at: number): string | null {
 export function claimsOf(sentence: string): Claim[] {
   const tokens = tokenize(sentence);
   const surface = (first: number, end: number) => sentence.slice(tokens[first]!.start, tokens[end - 1]!.end);
-  const claims: Claim[] = [];
+  const found: { start: number; claim: Claim }[] = [];
+  const add = (claim: Claim, first: number) => found.push({ start: tokens[first]!.start, claim });
   const consumed = new Array<boolean>(tokens.length).fill(false);
   const consume = (first: number, end: number) => consumed.fill(true, first, end);
 
   // Frequencies first: the numbers inside "a cada 12 h" are checked as a frequency, so "duas vezes
   // ao dia" said grounds "a cada 12 h" written.
   for (const frequency of frequenciesIn(tokens)) {
-    claims.push({ kind: 'frequency', keys: [frequency.canonical], token: surface(frequency.first, frequency.end) });
+    add({ kind: 'frequency', keys: [frequency.canonical], token: surface(frequency.first, frequency.end) }, frequency.first);
     consume(frequency.first, frequency.end);
   }
 
@@ -56,7 +57,7 @@ export function claimsOf(sentence: string): Claim[] {
     }
     const word = tokens[at]!.word;
     if (isPerCent(tokens, at)) {
-      claims.push({ kind: 'unit', keys: ['%'], token: surface(at, at + 2) });
+      add({ kind: 'unit', keys: ['%'], token: surface(at, at + 2) }, at);
       at += 2;
       continue;
     }
@@ -64,7 +65,7 @@ export function claimsOf(sentence: string): Claim[] {
     if (quantity && !consumed.slice(quantity.first, quantity.end).includes(true)) {
       // A bare "um"/"uma" is an article unless a unit follows ("uma lesão" is not a number).
       if (!quantity.weak || unitAfter(tokens, quantity.end)) {
-        claims.push({ kind: 'number', keys: quantity.values.map(numberKey), token: surface(quantity.first, quantity.end) });
+        add({ kind: 'number', keys: quantity.values.map(numberKey), token: surface(quantity.first, quantity.end) }, at);
         lastNumberEnd = quantity.end;
       }
       at = quantity.end;
@@ -73,16 +74,16 @@ export function claimsOf(sentence: string): Claim[] {
     const unit = unitOf(word);
     const previous = tokens[at - 1]?.word;
     const afterNumber = lastNumberEnd === at || (previous === 'de' && lastNumberEnd === at - 1) || previous === 'por';
-    if (unit && (isSymbolUnit(word) || afterNumber))
-      claims.push({ kind: 'unit', keys: [unit], token: tokens[at] ? surface(at, at + 1) : word });
-    else if (isDrug(word)) claims.push({ kind: 'drug', keys: [stem(word)], token: surface(at, at + 1) });
+    if (unit && (isSymbolUnit(word) || afterNumber)) add({ kind: 'unit', keys: [unit], token: surface(at, at + 1) }, at);
+    else if (isDrug(word)) add({ kind: 'drug', keys: [stem(word)], token: surface(at, at + 1) }, at);
     else {
       const side = sideOf(word);
-      if (side) claims.push({ kind: 'side', keys: [side], token: surface(at, at + 1) });
+      if (side) add({ kind: 'side', keys: [side], token: surface(at, at + 1) }, at);
     }
     at++;
   }
-  return claims;
+  // In the order the sentence states them, so a flag list reads like the sentence.
+  return found.sort((a, b) => a.start - b.start).map(({ claim }) => claim);
 }
 
 /** Everything the text says, read generously: every reading of every number, every unit word. */
