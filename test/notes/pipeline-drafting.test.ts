@@ -266,5 +266,7 @@ describe('the OpenAPI document', () => {
     expect(text).toContain('"review_flags"');
     expect(text).toContain('"note_style"');
     expect(doc.paths['/notes'].post.description).toContain('"note_style"?: "verbatim"|"clinical"');
+    expect(doc.info.description).toContain('{"sections": [{"label": "<label>", "sentences": [{"text": "…", "segments": [n, …]}]}]}');
+    expect(doc.info.description).toContain('numbered lines `[n] text`');
   });
 });
