@@ -113,6 +113,10 @@ describe('the grounding check', () => {
     ['Enrofloxacino 5 mg/kg.', 'enrofloxacina cinco mg por kg', []],
     ['Paciente com uma lesão no flanco.', 'tem uma feridinha aqui do lado', []],
     ['Retorno em 10 dias.', 'volta daqui a dez dias', []],
+    ['Paciente de 2 anos, 6 kg.', 'ela tem dois aninhos e pesa seis quilinhos', []],
+    ['FC 120 bpm; T 38,5 °C.', 'Temperatura 38,5 graus, frequência cardíaca 120 batimentos por minuto.', []],
+    ['Carprofeno 2,2 mg/kg q12h por 7 dias.', 'Prescrevo carprofeno 2,2 mg/kg a cada 12 horas por sete dias.', []],
+    ['Desidratação de 5 %.', 'uns cinco por cento desidratado', []],
     // Invented or changed: flagged, naming what the sentence wrote.
     ['Dipirona 25 mg/kg.', 'dipirona vinte e cinco centésimos de miligrama por quilo', ['25']],
     ['Meloxicam 0,2 mg/kg.', 'meloxicam zero vírgula um miligrama por quilo', ['0,2']],

@@ -42,7 +42,8 @@ const IMPLIED_BY: Record<string, Unit> = {
 };
 
 export function unitOf(word: string): Unit | null {
-  return UNITS[word] ?? null;
+  // Spoken Portuguese shrinks units fondly: "dois aninhos", "uns diazinhos", "meio comprimidinho".
+  return UNITS[word] ?? UNITS[word.replace(/z?inh([oa]s?)$/, '$1')] ?? null;
 }
 
 /** A unit word counts in a drafted sentence wherever it stands when it is a symbol. */
