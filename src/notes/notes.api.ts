@@ -13,6 +13,20 @@ import { sectionRoutes } from './sections/sections.routes.ts';
 import { uploadRoutes } from './upload/upload.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
+/** The clinical drafting contract integrators and outside checks rely on (docs/notes-drafting.md). */
+const CLINICAL_NOTES_DESCRIPTION =
+  "\n\n**Note styles.** `verbatim` (default) files the transcript's own sentences under the sections; `clinical` " +
+  '(`"note_style": "clinical"` in the upload metadata, or the server\'s `NOTE_STYLE`) has an OpenAI-compatible chat ' +
+  'model draft concise pt-BR clinical prose. The model receives the transcript as numbered lines `[n] text` (n from 1 ' +
+  "in time order: the transcription segments, or the transcript's sentences when there are none) and must answer " +
+  'exactly `{"sections": [{"label": "<label>", "sentences": [{"text": "…", "segments": [n, …]}]}]}`; a section\'s ' +
+  '`content` is its kept sentences joined by a space and its `evidence` the time ranges of the cited segments. Every ' +
+  'number, dose, unit, frequency, duration, drug and side (direito/esquerdo) of a sentence must be found in the lines ' +
+  'it cites (pt-BR numbers read both ways: "meio comprimido" = 0,5; "de doze em doze horas" = a cada 12 h); a sentence ' +
+  'that fails, or cites nothing, is removed and listed in `review_flags` (`ungrounded`, `no_citation`). When the model ' +
+  'is unreachable or its answer unusable (not JSON, unknown label, a line out of range), the note completes ' +
+  '`verbatim` with a `drafting_unavailable` or `drafting_invalid` flag — never `failed`.';
+
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
   title: 'vetflow Notes API',
@@ -27,7 +41,8 @@ export const notesApiDescription: ApiDescription = {
     '`PATCH /note_sections`, `POST /webhooks`. Webhooks (`/webhooks`, administrator): events ' +
     '`note.completed` and `note.failed` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
     '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +
-    'retried with backoff for about 24 h on timeouts, 429 and 5xx.',
+    'retried with backoff for about 24 h on timeouts, 429 and 5xx. ' +
+    CLINICAL_NOTES_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
@@ -73,6 +88,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     transcribe: module.transcribe,
     minSeconds: config.AUDIO_MIN_SECONDS,
     maxSeconds: config.AUDIO_MAX_SECONDS,
+    defaultNoteStyle: config.NOTE_STYLE,
+    clinicalAvailable: module.clinicalAvailable,
     maxBytes: config.AUDIO_MAX_BYTES,
     dataDir: config.DATA_DIR,
   });

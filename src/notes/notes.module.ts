@@ -3,6 +3,7 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import type { JobDefinition, JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { Drafter } from '../providers/drafting/port.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
 import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
@@ -18,11 +19,15 @@ export interface NotesModule {
   readonly jobs: readonly JobDefinition<any>[];
   readonly transcribe: ReturnType<typeof transcribeJob>;
   readonly webhooks: WebhooksModule;
+  /** A drafter is configured, so uploads may ask for `clinical` notes. */
+  readonly clinicalAvailable: boolean;
 }
 
 export interface NotesProviders {
   transcriber: TranscriptionProvider;
   sectioner: Sectioner;
+  /** Writes `clinical` notes; absent or null when none is configured. */
+  drafter?: Drafter | null;
 }
 
 /** What the Notes tree needs before the app is built: storage, providers and its job definitions. */
@@ -63,5 +68,11 @@ export function createNotesModule(
     staleAfterSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS * 2 + 60,
     events: webhooks.noteEvents,
   });
-  return { storage, jobs: [transcribe, reconcile, ...webhooks.jobs], transcribe, webhooks };
+  return {
+    storage,
+    jobs: [transcribe, reconcile, ...webhooks.jobs],
+    transcribe,
+    webhooks,
+    clinicalAvailable: Boolean(providers.drafter),
+  };
 }

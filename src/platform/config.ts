@@ -66,6 +66,13 @@ const variables = z.object({
   SECTIONING_BASE_URL: optionalUrl,
   SECTIONING_API_KEY: optionalText,
   SECTIONING_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  // Clinical drafting (issue 15): the style a note gets when its upload does not choose one, and
+  // the OpenAI-compatible chat server that writes `clinical` notes.
+  NOTE_STYLE: z.enum(['verbatim', 'clinical']).default('verbatim'),
+  DRAFTING_PROVIDER: z.enum(['none', 'openai']).default('none'),
+  DRAFTING_BASE_URL: optionalUrl,
+  DRAFTING_API_KEY: optionalText,
+  DRAFTING_MODEL: z.string().min(1).default('gpt-4o-mini'),
 
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   S3_BUCKET: optionalText,
@@ -141,6 +148,12 @@ const schema = variables
     }
     if (env.SECTIONING_PROVIDER === 'openai' && !env.SECTIONING_BASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['SECTIONING_BASE_URL'], message: 'required when SECTIONING_PROVIDER=openai' });
+    }
+    if (env.DRAFTING_PROVIDER === 'openai' && !env.DRAFTING_BASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DRAFTING_BASE_URL'], message: 'required when DRAFTING_PROVIDER=openai' });
+    }
+    if (env.NOTE_STYLE === 'clinical' && env.DRAFTING_PROVIDER === 'none') {
+      ctx.addIssue({ code: 'custom', path: ['NOTE_STYLE'], message: 'clinical needs a drafter: set DRAFTING_PROVIDER=openai' });
     }
     if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) {
       ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'required when STORAGE_DRIVER=s3' });

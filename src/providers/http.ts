@@ -11,7 +11,7 @@ export interface ErrorCodes {
   rejected: string;
 }
 
-export function errorCodes(prefix: 'TRANSCRIPTION' | 'SECTIONING'): ErrorCodes {
+export function errorCodes(prefix: 'TRANSCRIPTION' | 'SECTIONING' | 'DRAFTING'): ErrorCodes {
   return {
     timeout: `${prefix}_TIMEOUT`,
     unavailable: `${prefix}_UNAVAILABLE`,

@@ -2,6 +2,8 @@
 // these; providers never read the environment themselves).
 
 import { z } from 'zod';
+import { createOpenAiDrafter } from './drafting/openai.ts';
+import type { Drafter } from './drafting/port.ts';
 import { createOpenAiSectioner } from './sectioning/openai.ts';
 import type { Sectioner } from './sectioning/port.ts';
 import { createRulesSectioner } from './sectioning/rules.ts';
@@ -9,6 +11,7 @@ import { createOpenAiTranscriber } from './transcription/openai.ts';
 import type { TranscriptionProvider } from './transcription/port.ts';
 import { createSandboxTranscriber } from './transcription/sandbox.ts';
 
+export type { DraftedSection, Drafter, DraftingInput, DraftOutcome, NoteStyle, ReviewFlag } from './drafting/port.ts';
 export { ProviderError } from './provider-error.ts';
 export type { Section, Sectioner, SectioningInput, SectionLabel } from './sectioning/port.ts';
 export type { Transcript, TranscriptionInput, TranscriptionProvider } from './transcription/port.ts';
@@ -38,6 +41,14 @@ const SectionerOptions = z.discriminatedUnion('name', [
 ]);
 export type SectionerOptions = z.input<typeof SectionerOptions>;
 
+const DrafterOptions = z.object({
+  name: z.literal('openai'),
+  ...OpenAiEndpoint,
+  attempts: z.number().int().min(1).max(10).optional(),
+  retryDelayMs: z.number().int().nonnegative().optional(),
+});
+export type DrafterOptions = z.input<typeof DrafterOptions>;
+
 function parse<T>(schema: z.ZodType<T>, options: unknown, what: string): T {
   const result = schema.safeParse(options);
   if (result.success) return result.data;
@@ -55,4 +66,8 @@ export function createSectioner(options: SectionerOptions): Sectioner {
   const parsed = parse(SectionerOptions, options, 'sectioner');
   if (parsed.name === 'rules') return createRulesSectioner();
   return createOpenAiSectioner({ ...parsed, fallback: createRulesSectioner() });
+}
+
+export function createDrafter(options: DrafterOptions): Drafter {
+  return createOpenAiDrafter(parse(DrafterOptions, options, 'drafter'));
 }

@@ -48,8 +48,9 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
     });
     await claimForProcessing(db.database.db, note.id);
     const transcript = { text: '', language: 'pt', duration_seconds: 30, segments: [], provider: 'test', model: null };
-    const sections = SECTION_LABELS.map((label) => ({ label, title: SECTION_TITLES[label], content: CONTENTS[label] }));
-    expect(await completeNote(db.database.db, note.id, transcript, sections, NO_NOTE_EVENTS)).toBe(true);
+    const sections = SECTION_LABELS.map((label) => ({ label, title: SECTION_TITLES[label], content: CONTENTS[label], evidence: [] }));
+    const written = { style: 'verbatim' as const, sections, reviewFlags: [] };
+    expect(await completeNote(db.database.db, note.id, transcript, written, NO_NOTE_EVENTS)).toBe(true);
     return note;
   }
 

@@ -20,6 +20,48 @@ describe('renderTxt', () => {
   });
 });
 
+const clinical: ExportDocument = {
+  patient: { name: 'Tóbi', gender: 'male', date: '2026-05-01', externalId: null },
+  style: 'clinical',
+  sections: [{ title: 'Tratamento', content: 'Omeprazol 1 mg/kg a cada 24 h.' }],
+  reviewFlags: [
+    { section: 'treatment', sentence: 'Meloxicam 0,2 mg/kg a cada 12 h.', reason: 'ungrounded', token: '0,2' },
+    { section: 'treatment', sentence: 'Meloxicam 0,2 mg/kg a cada 12 h.', reason: 'ungrounded', token: 'a cada 12 h' },
+    { section: 'physical_exam', sentence: 'Mucosas normocoradas.', reason: 'no_citation', token: null },
+  ],
+};
+
+describe('the "Revisar" block', () => {
+  it('TXT: after the header, one line per flagged sentence with its missing tokens together', () => {
+    expect(renderTxt(clinical)).toBe(
+      'Paciente: Tóbi\nSexo: Macho\nData: 2026-05-01\nEstilo: Clínico (redigido por modelo de linguagem)\n\n' +
+        'Revisar\n-------\n' +
+        '- Tratamento: "Meloxicam 0,2 mg/kg a cada 12 h." — "0,2", "a cada 12 h" não constam nas falas citadas; frase retirada da nota.\n' +
+        '- Exame Físico: "Mucosas normocoradas." — nenhuma fala da transcrição citada; frase retirada da nota.\n\n' +
+        'Tratamento\n----------\nOmeprazol 1 mg/kg a cada 24 h.\n',
+    );
+  });
+
+  it('TXT: a verbatim fallback says why, and no block at all when nothing needs review', () => {
+    const fallback: ExportDocument = {
+      ...document,
+      style: 'verbatim',
+      reviewFlags: [{ section: null, sentence: null, reason: 'drafting_unavailable', token: null }],
+    };
+    expect(renderTxt(fallback)).toContain('Revisar\n-------\n- O modelo de redação não estava disponível: nota no estilo literal');
+    expect(renderTxt(fallback)).not.toContain('Estilo');
+    expect(renderTxt({ ...document, reviewFlags: [] })).toBe(renderTxt(document));
+  });
+
+  it('RTF: a red titled block before the sections, section colours unchanged', () => {
+    const rtf = renderRtf(clinical);
+    expect(rtf).toContain('\\red192\\green0\\blue0;}');
+    expect(rtf).toContain('\\cf8 Revisar\\par}');
+    expect(rtf.indexOf('Revisar')).toBeLessThan(rtf.indexOf('Omeprazol'));
+    expect(rtf).toContain('\\cf2 Omeprazol 1 mg/kg a cada 24 h.\\par}');
+  });
+});
+
 describe('escapeRtf', () => {
   it('escapes RTF specials and writes non-ASCII as \\uN with a letter fallback', () => {
     expect(escapeRtf('a\\b{c}d')).toBe('a\\\\b\\{c\\}d');

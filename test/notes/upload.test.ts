@@ -75,7 +75,13 @@ describe('POST /notes accepts real audio in each format', () => {
       url: `/notes/v1/notes/${response.json().data.id}`,
       headers: { 'x-api-key': clinic.viewer },
     });
-    expect(note.json().data).toMatchObject({ name: 'Mel', gender: 'unidentified', metadata: [{ key: 'owner_name', value: 'João' }] });
+    expect(note.json().data).toMatchObject({
+      name: 'Mel',
+      gender: 'unidentified',
+      metadata: [{ key: 'owner_name', value: 'João' }],
+      note_style: 'verbatim', // NOTE_STYLE's default; note_style is not a metadata item
+      review_flags: [],
+    });
   });
 });
 
@@ -132,6 +138,9 @@ describe('POST /notes rejects, leaving nothing behind', () => {
     [{ metadata: { name: 'Thor', metadata: [{ key: 'k', value: '' }] } }, 422, 'VALIDATION_ERROR', 'metadata.metadata.0.value'],
     [{ metadata: { name: 'Thor', owner_age: 4 } }, 422, 'VALIDATION_ERROR', 'metadata.owner_age'],
     [{ metadata: '[1, 2]' }, 422, 'VALIDATION_ERROR', 'metadata'],
+    [{ metadata: { name: 'Thor', note_style: 'summary' } }, 422, 'VALIDATION_ERROR', 'metadata.note_style'],
+    // This server has no drafting provider (DRAFTING_PROVIDER=none): clinical notes are refused up front.
+    [{ metadata: { name: 'Thor', note_style: 'clinical' } }, 422, 'VALIDATION_ERROR', 'metadata.note_style'],
     [{}, 422, 'VALIDATION_ERROR', 'metadata'],
   ])('metadata %j → %i %s (%s)', async (parts, status, code, field) => {
     await expectNothingLeftBehind(async () => {

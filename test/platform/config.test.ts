@@ -49,6 +49,9 @@ describe('configuration', () => {
     [{ TRUST_PROXY: 'the-proxy' }, 'TRUST_PROXY'],
     [{ TRANSCRIPTION_PROVIDER: 'openai' }, 'TRANSCRIPTION_BASE_URL'],
     [{ SECTIONING_PROVIDER: 'openai' }, 'SECTIONING_BASE_URL'],
+    [{ DRAFTING_PROVIDER: 'openai' }, 'DRAFTING_BASE_URL'],
+    [{ NOTE_STYLE: 'clinical' }, 'NOTE_STYLE'],
+    [{ NOTE_STYLE: 'summary' }, 'NOTE_STYLE'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;

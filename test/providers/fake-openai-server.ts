@@ -66,3 +66,27 @@ export function json(response: ServerResponse, status: number, body: unknown, he
 export async function formData(request: RecordedRequest): Promise<FormData> {
   return new Response(request.body, { headers: { 'content-type': String(request.headers['content-type']) } }).formData();
 }
+
+/** A chat completion whose message content is `content` (a string as is, anything else JSON-encoded). */
+export function chatCompletion(content: unknown) {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'stop',
+        message: { role: 'assistant', content: typeof content === 'string' ? content : JSON.stringify(content) },
+      },
+    ],
+  };
+}
+
+/** The parsed JSON body of a recorded chat request. */
+export function chatRequest(request: RecordedRequest): {
+  model: string;
+  messages: { role: string; content: string }[];
+  response_format: { type: string; json_schema?: { schema: unknown } };
+} {
+  return JSON.parse(request.body.toString('utf8'));
+}

@@ -1,3 +1,5 @@
+import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
+import { SECTION_TITLES, type SectionLabel } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../notes/notes.repo.ts';
 
 /** What an export shows, free of database rows: the renderers are pure functions of this. */
@@ -10,6 +12,10 @@ export interface ExportDocument {
     externalId: string | null;
   };
   sections: { title: string; content: string }[];
+  /** Absent or `verbatim`: no style line in the header (exports before clinical notes looked so). */
+  style?: NoteStyle;
+  /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
+  reviewFlags?: ReviewFlag[];
 }
 
 // The notes are written in Portuguese, so the header a vet reads is too.
@@ -27,7 +33,40 @@ export function headerLines(document: ExportDocument): { label: string; value: s
     { label: 'Sexo', value: GENDER_LABELS[patient.gender] },
     { label: 'Data', value: patient.date },
     ...(patient.externalId ? [{ label: 'ID externo', value: patient.externalId }] : []),
+    ...(document.style === 'clinical' ? [{ label: 'Estilo', value: 'Clínico (redigido por modelo de linguagem)' }] : []),
   ];
+}
+
+export const REVIEW_TITLE = 'Revisar';
+
+/**
+ * The "Revisar" block as lines, one per flagged sentence (its missing tokens together) or per
+ * drafting problem; empty when nothing needs review. Shared by both formats.
+ */
+export function reviewLines(document: ExportDocument): string[] {
+  const groups = new Map<string, { flag: ReviewFlag; tokens: string[] }>();
+  for (const flag of document.reviewFlags ?? []) {
+    const key = JSON.stringify([flag.reason, flag.section, flag.sentence]);
+    const group = groups.get(key) ?? { flag, tokens: [] };
+    if (flag.token !== null && !group.tokens.includes(flag.token)) group.tokens.push(flag.token);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map(({ flag, tokens }) => {
+    const where = flag.section ? `${SECTION_TITLES[flag.section as SectionLabel] ?? flag.section}: "${flag.sentence ?? ''}" — ` : '';
+    const quoted = tokens.map((token) => `"${token}"`).join(', ');
+    switch (flag.reason) {
+      case 'ungrounded':
+        return `- ${where}${quoted} não ${tokens.length > 1 ? 'constam' : 'consta'} nas falas citadas; frase retirada da nota.`;
+      case 'no_citation':
+        return `- ${where}nenhuma fala da transcrição citada; frase retirada da nota.`;
+      case 'invalid_citation':
+        return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
+      case 'drafting_unavailable':
+        return '- O modelo de redação não estava disponível: nota no estilo literal (frases da transcrição sob as seções).';
+      default:
+        return '- A resposta do modelo de redação não pôde ser usada: nota no estilo literal (frases da transcrição sob as seções).';
+    }
+  });
 }
 
 /** Lines of a section's text; any newline convention (an editor may have saved CRLF). */
@@ -46,5 +85,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
       externalId: note.externalId,
     },
     sections: ordered.map((section) => ({ title: section.title, content: section.content })),
+    style: note.noteStyle,
+    reviewFlags: note.reviewFlags as ReviewFlag[],
   };
 }

@@ -1,4 +1,4 @@
-import { type ExportDocument, headerLines, linesOf } from './export-document.ts';
+import { type ExportDocument, headerLines, linesOf, REVIEW_TITLE, reviewLines } from './export-document.ts';
 
 // RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
 // Colours are indices into \colortbl (index 0 is "auto"); fonts are indices into \fonttbl, each
@@ -16,18 +16,29 @@ const SECTION_COLOURS: readonly Rgb[] = [
   [139, 69, 19],
   [64, 64, 64],
 ];
+/** The "Revisar" block: last in the table so the section colours keep their indices. */
+const REVIEW_RED: Rgb = [192, 0, 0];
 const TITLE_COLOUR = 1;
 const FIRST_SECTION_COLOUR = 2;
+const REVIEW_COLOUR = FIRST_SECTION_COLOUR + SECTION_COLOURS.length;
 
 const FONT_TABLE = '{\\fonttbl{\\f0\\fswiss\\fcharset0 Arial;}{\\f1\\froman\\fcharset0 Times New Roman;}}';
 const TITLE_FONT = '\\f0';
 const BODY_FONT = '\\f1';
 
 export function renderRtf(document: ExportDocument): string {
-  const colours = [TITLE_BLUE, ...SECTION_COLOURS].map(([r, g, b]) => `\\red${r}\\green${g}\\blue${b};`).join('');
+  const colours = [TITLE_BLUE, ...SECTION_COLOURS, REVIEW_RED].map(([r, g, b]) => `\\red${r}\\green${g}\\blue${b};`).join('');
   const header = headerLines(document).map(
     ({ label, value }) => `{\\pard\\sa60${BODY_FONT}\\fs24 {\\b ${escapeRtf(label)}:} ${escapeRtf(value)}\\par}`,
   );
+  const review = reviewLines(document);
+  const reviewBlock =
+    review.length === 0
+      ? []
+      : [
+          `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${REVIEW_COLOUR} ${escapeRtf(REVIEW_TITLE)}\\par}`,
+          `{\\pard\\sa100${BODY_FONT}\\fs24\\cf${REVIEW_COLOUR} ${review.map(escapeRtf).join('\\par\n')}\\par}`,
+        ];
   const sections = document.sections.flatMap(({ title, content }, index) => {
     const colour = FIRST_SECTION_COLOUR + (index % SECTION_COLOURS.length);
     const lines = linesOf(content.trim()).map(escapeRtf);
@@ -44,6 +55,7 @@ export function renderRtf(document: ExportDocument): string {
     `{\\colortbl;${colours}}`,
     '\\viewkind4',
     ...header,
+    ...reviewBlock,
     ...sections,
     '}',
     '',

@@ -1,13 +1,19 @@
-import { type ExportDocument, headerLines, linesOf } from './export-document.ts';
+import { type ExportDocument, headerLines, linesOf, REVIEW_TITLE, reviewLines } from './export-document.ts';
 
-/** Plain structured text: the header, then each section as an underlined title and its text. */
+// Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
+const underlined = (title: string) => [title, '-'.repeat(Math.max([...title].length, 3))];
+
+/**
+ * Plain structured text: the header, the "Revisar" block when something needs review, then each
+ * section as an underlined title and its text.
+ */
 export function renderTxt(document: ExportDocument): string {
   const header = headerLines(document).map(({ label, value }) => `${label}: ${value}`);
+  const review = reviewLines(document);
+  const reviewBlock = review.length > 0 ? [[...underlined(REVIEW_TITLE), ...review].join('\n')] : [];
   const sections = document.sections.map(({ title, content }) => {
-    // Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
-    const underline = '-'.repeat(Math.max([...title].length, 3));
     const body = content.trim();
-    return [title, underline, ...(body ? linesOf(body) : [])].join('\n');
+    return [...underlined(title), ...(body ? linesOf(body) : [])].join('\n');
   });
-  return `${[header.join('\n'), ...sections].join('\n\n')}\n`;
+  return `${[header.join('\n'), ...reviewBlock, ...sections].join('\n\n')}\n`;
 }

@@ -1,4 +1,5 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionRow } from './notes.repo.ts';
 
 /** A section as the single-note read brings it back (timestamps as JSON strings) or as a row. */
@@ -19,7 +20,13 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     transcription_url: completed ? `${publicBaseUrl}/notes/v1/notes/${note.id}/transcription` : null,
     external_id: note.externalId,
     metadata: note.metadata,
-    ...(sections ? { note_sections: completed ? sections.map(toSectionBody) : [] } : {}),
+    note_style: note.noteStyle,
+    ...(sections
+      ? {
+          note_sections: completed ? sections.map(toSectionWithEvidence) : [],
+          review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
+        }
+      : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
     created_at: toTimestamp(note.createdAt),
     updated_at: toTimestamp(note.updatedAt),
@@ -37,4 +44,10 @@ export function toSectionBody(section: SectionFields) {
     created_at: toTimestamp(section.createdAt),
     updated_at: toTimestamp(section.updatedAt),
   };
+}
+
+/** A section as the single-note fetch and the webhook show it: with the transcript time ranges behind it. */
+function toSectionWithEvidence(section: SectionFields) {
+  const { order, created_at, updated_at, ...head } = toSectionBody(section);
+  return { ...head, evidence: section.evidence ?? [], order, created_at, updated_at };
 }

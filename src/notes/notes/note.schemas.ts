@@ -1,7 +1,43 @@
 import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
+import { REVIEW_REASONS } from '../../providers/drafting/port.ts';
+import { SECTION_LABELS } from '../../providers/sectioning/port.ts';
 
 export const TranscriptionStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
+
+export const NoteStyleSchema = z.enum(['verbatim', 'clinical']).meta({
+  id: 'NoteStyle',
+  description:
+    "`verbatim`: the transcript's own sentences filed under the sections (offline, the default). `clinical`: concise " +
+    'clinical prose drafted by a language model, every sentence citing the transcript lines behind it and checked ' +
+    'against them (see `review_flags`). While a note waits this is the style asked for; once completed, the style ' +
+    'its sections were written in (`verbatim` when the draft could not be used, with a `drafting_*` flag).',
+});
+
+export const TimeRangeSchema = z
+  .object({ start: z.number().meta({ description: 'Seconds from the start of the audio' }), end: z.number() })
+  .meta({ id: 'TimeRange' });
+
+export const ReviewFlagSchema = z
+  .object({
+    section: z
+      .enum(SECTION_LABELS)
+      .nullable()
+      .meta({ description: 'Label of the section the sentence was drafted for; null for the drafting_* reasons' }),
+    sentence: z.string().nullable().meta({ description: 'The drafted sentence, word for word; null for the drafting_* reasons' }),
+    reason: z.enum(REVIEW_REASONS).meta({
+      description:
+        '`ungrounded`: the sentence states a number, dose, unit, frequency, duration, drug or side (direito/esquerdo) ' +
+        'not found in the transcript lines it cites (`token` names it). `no_citation`: the sentence cites no line. ' +
+        'Sentences flagged `ungrounded` or `no_citation` are removed from the section and kept only here. ' +
+        '`invalid_citation`: the sentence cites a line that does not exist (`token`); the draft is then not used. ' +
+        '`drafting_unavailable`: the drafting server could not be reached (after retries) or is not configured; ' +
+        '`drafting_invalid`: its answer was unusable (not JSON, unknown label, citation out of range, nothing grounded). ' +
+        'With a drafting_* flag the note was written `verbatim`.',
+    }),
+    token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
+  })
+  .meta({ id: 'ReviewFlag', description: 'Something the veterinarian must review before signing the note' });
 
 export const NoteSectionSchema = z
   .object({
@@ -9,12 +45,21 @@ export const NoteSectionSchema = z
     note_id: z.uuid(),
     title: z.string(),
     label: z.string(),
-    content: z.string(),
+    content: z.string().meta({ description: 'In a clinical note, its sentences joined by a space' }),
+    evidence: z.array(TimeRangeSchema).meta({
+      description:
+        'The transcript time ranges (seconds) behind the section: in a clinical note, the segments its sentences cite, ' +
+        'in time order; in a verbatim note, the segments whose sentences it holds. Empty when the transcript had no ' +
+        'timed segments.',
+    }),
     order: z.string().meta({ description: 'Numeric string, "1", "2", ...' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
   .meta({ id: 'NoteSection' });
+
+/** The PATCH /note_sections answer: the section's fields the API description lists for it. */
+export const UpdatedNoteSectionSchema = NoteSectionSchema.omit({ evidence: true }).meta({ id: 'UpdatedNoteSection' });
 
 export const NoteSchema = z
   .object({
@@ -26,7 +71,12 @@ export const NoteSchema = z
     transcription_url: z.string().nullable().meta({ description: 'Set only when completed' }),
     external_id: z.string().nullable(),
     metadata: z.array(z.object({ key: z.string(), value: z.string() })),
+    note_style: NoteStyleSchema,
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
+    review_flags: z
+      .array(ReviewFlagSchema)
+      .optional()
+      .meta({ description: 'Single-note fetch and note.completed webhook only; empty when nothing needs review or not completed' }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

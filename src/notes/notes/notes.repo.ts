@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
-import type { Section } from '../../providers/sectioning/port.ts';
+import type { WrittenNote } from '../pipeline/write-sections.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
@@ -73,13 +73,22 @@ export async function completeNote(
   db: Db,
   id: string,
   transcript: StoredTranscript,
-  sections: Section[],
+  written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>,
   events: NoteEvents,
 ): Promise<boolean> {
+  const { sections } = written;
   return db.transaction(async (tx) => {
     const [note] = await tx
       .update(notes)
-      .set({ transcriptionStatus: 'completed', transcript, failure: null, completedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        transcriptionStatus: 'completed',
+        transcript,
+        noteStyle: written.style,
+        reviewFlags: written.reviewFlags,
+        failure: null,
+        completedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
       .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')))
       .returning({ id: notes.id });
     if (!note) return false;
@@ -91,6 +100,7 @@ export async function completeNote(
           label: section.label,
           title: section.title,
           content: section.content,
+          evidence: section.evidence,
           order: String(index + 1),
           position: index + 1,
         })),

@@ -28,7 +28,7 @@ export function prepareNoteReader(db: Db, publicBaseUrl: string) {
       sections: sql<SectionFields[]>`coalesce((
         select json_agg(json_build_object(
           'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
-          'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
+          'evidence', s.evidence, 'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
         from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
     })
     .from(notes)

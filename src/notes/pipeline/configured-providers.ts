@@ -1,5 +1,7 @@
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { createOpenAiDrafter } from '../../providers/drafting/openai.ts';
+import type { Drafter } from '../../providers/drafting/port.ts';
 import { createOpenAiSectioner } from '../../providers/sectioning/openai.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import { createRulesSectioner } from '../../providers/sectioning/rules.ts';
@@ -13,7 +15,7 @@ const REMOTE_TIMEOUT_MS = 120_000;
 export function createConfiguredProviders(
   config: Config,
   logger?: Pick<Logger, 'warn'>,
-): { transcriber: TranscriptionProvider; sectioner: Sectioner } {
+): { transcriber: TranscriptionProvider; sectioner: Sectioner; drafter: Drafter | null } {
   const rules = createRulesSectioner();
   const transcriber =
     config.TRANSCRIPTION_PROVIDER === 'openai'
@@ -36,5 +38,14 @@ export function createConfiguredProviders(
           onFallback: (reason) => logger?.warn({ reason }, 'sectioning model answer unusable; used the rules sectioner'),
         })
       : rules;
-  return { transcriber, sectioner };
+  const drafter =
+    config.DRAFTING_PROVIDER === 'openai'
+      ? createOpenAiDrafter({
+          baseUrl: config.DRAFTING_BASE_URL ?? '',
+          apiKey: config.DRAFTING_API_KEY,
+          model: config.DRAFTING_MODEL,
+          timeoutMs: REMOTE_TIMEOUT_MS,
+        })
+      : null;
+  return { transcriber, sectioner, drafter };
 }

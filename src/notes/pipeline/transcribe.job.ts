@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob } from '../../platform/jobs.ts';
+import type { Drafter } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
@@ -8,12 +9,15 @@ import type { TranscriptionProvider } from '../../providers/transcription/port.t
 import { claimForProcessing, completeNote, failNote, releaseNote } from '../notes/notes.repo.ts';
 import { CONTENT_TYPES } from '../upload/audio-format.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
+import { writeSections } from './write-sections.ts';
 
 export interface PipelineDeps {
   db: Db;
   storage: AudioStorage;
   transcriber: TranscriptionProvider;
   sectioner: Sectioner;
+  /** Writes `clinical` notes; null when DRAFTING_PROVIDER=none. */
+  drafter?: Drafter | null;
   /** Seconds a worker may hold a note before its job is considered dead and handed on. */
   timeoutSeconds: number;
   /** Heartbeat interval: a killed worker's job is retried after about this long. */
@@ -71,10 +75,18 @@ export function transcribeJob(deps: PipelineDeps) {
           },
           signal,
         );
-        const sections = await deps.sectioner.section(
+        const written = await writeSections(
+          note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
+          { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );
+        // The code and a fixed description only: never the transcript, the draft or the server's words.
+        if (written.fallback)
+          logger.warn(
+            { noteId, code: written.fallback.code, reason: written.fallback.message },
+            'clinical draft unusable; note written verbatim',
+          );
         await completeNote(
           deps.db,
           noteId,
@@ -86,10 +98,13 @@ export function transcribeJob(deps: PipelineDeps) {
             provider: transcript.provider,
             model: transcript.model,
           },
-          sections,
+          written,
           deps.events,
         );
-        logger.info({ noteId, sections: sections.length }, 'note completed');
+        logger.info(
+          { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
+          'note completed',
+        );
       } catch (error) {
         const retryable = !(error instanceof ProviderError) || error.retryable;
         if (!retryable || retryCount >= retryLimit) {

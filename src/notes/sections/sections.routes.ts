@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { NoteSectionSchema } from '../notes/note.schemas.ts';
+import { UpdatedNoteSectionSchema } from '../notes/note.schemas.ts';
 import { editSection } from './sections.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,7 +35,7 @@ export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
         security: [{ NotesApiKey: [] }],
         querystring: z.object({ section_id: z.string().optional() }),
         body: SectionEditBody,
-        response: { 200: NoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
       // The section id is checked before the body, as the description lists 400 for it first.
       preValidation: async (request) => {

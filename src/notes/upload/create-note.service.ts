@@ -5,6 +5,7 @@ import { findIdempotentResponse, recordIdempotentResponse } from '../../platform
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../auth/key-authenticator.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../notes/notes.repo.ts';
@@ -20,6 +21,10 @@ export interface CreateNoteDeps {
   transcribe: ReturnType<typeof transcribeJob>;
   minSeconds: number;
   maxSeconds: number;
+  /** The style of a note whose metadata does not choose one (NOTE_STYLE). */
+  defaultNoteStyle: NoteStyle;
+  /** Whether a drafter is configured: without one, `clinical` is refused at upload. */
+  clinicalAvailable: boolean;
 }
 
 export interface CreatedNoteResponse {
@@ -47,6 +52,13 @@ export async function createNote(
     if (!audio) throw new AppError('VALIDATION_ERROR', 'The audio file part is required', { field: 'audio', reason: 'required' });
     const metadataText = upload.fields.metadata;
     const metadata = parseUploadMetadata(metadataText);
+    const noteStyle = metadata.note_style ?? deps.defaultNoteStyle;
+    if (noteStyle === 'clinical' && !deps.clinicalAvailable) {
+      throw new AppError('VALIDATION_ERROR', 'Clinical notes are not available: this server has no drafting provider', {
+        field: 'metadata.note_style',
+        reason: 'no drafting provider is configured (DRAFTING_PROVIDER=none)',
+      });
+    }
     const fingerprint = createHash('sha256')
       .update(audio.sha256)
       .update('\n')
@@ -84,6 +96,7 @@ export async function createNote(
         gender: metadata.gender,
         externalId: metadata.external_id ?? null,
         metadata: metadata.metadata,
+        noteStyle,
         audioName: audio.fileName,
         audioKey: storedKey ?? '',
         audioFormat: sniffed.format,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
+import { NoteStyleSchema } from '../notes/note.schemas.ts';
 
 export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
 
@@ -9,17 +10,22 @@ export const UploadMetadataSchema = z
     gender: z.enum(['male', 'female', 'unidentified']).default('unidentified'),
     external_id: z.string().trim().min(1).max(100).nullish(),
     metadata: z.array(MetadataItemSchema).max(50).default([]),
+    note_style: NoteStyleSchema.optional().meta({
+      description:
+        '`verbatim` or `clinical`; absent = the server default (`NOTE_STYLE`). `clinical` needs a drafting provider ' +
+        '(422 when the server has none); any other value → 422. Kept when a failed note is retried.',
+    }),
   })
   .meta({
     id: 'NoteUploadMetadata',
     description:
       'JSON text of the `metadata` part. `patient_name` is accepted for `name`; any other top-level string ' +
-      '(e.g. `owner_name`) becomes a metadata item `{key, value}`.',
+      '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written.',
   });
 
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
 
-const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata']);
+const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style']);
 
 /** Parses the `metadata` part: bad JSON → 400; a valid JSON that breaks the rules → 422 with the field. */
 export function parseUploadMetadata(text: string | undefined): UploadMetadata {
@@ -51,6 +57,7 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
     name: input.name ?? input.patient_name,
     gender: input.gender,
     external_id: input.external_id,
+    note_style: input.note_style,
     metadata: [...(Array.isArray(input.metadata) ? input.metadata : input.metadata === undefined ? [] : [input.metadata]), ...extras],
   };
   const parsed = UploadMetadataSchema.safeParse(candidate);

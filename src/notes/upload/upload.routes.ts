@@ -22,7 +22,7 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
         description:
           '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +
           '10-3600 s; at most 100 MB) and a text part `metadata` holding JSON: `{"name", "gender"?, ' +
-          '"external_id"?, "metadata"?: [{"key","value"}]}` (`patient_name` is accepted for `name`; other ' +
+          '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?: "verbatim"|"clinical"}` (`patient_name` is accepted for `name`; other ' +
           'top-level strings become metadata items). The note starts `pending`; poll `GET /notes/{id}/status`. ' +
           'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
         tags: ['Notes'],

@@ -1,4 +1,5 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { notes } from './notes.ts';
 
 /** One section of a note; `order` is the numeric string of the API, `position` its sortable value. */
@@ -12,6 +13,8 @@ export const noteSections = pgTable(
     label: text('label').notNull(),
     title: text('title').notNull(),
     content: text('content').notNull(),
+    /** Transcript time ranges (seconds) behind the section: the segments its sentences cite. */
+    evidence: jsonb('evidence').$type<{ start: number; end: number }[]>().notNull().default(sql`'[]'::jsonb`),
     order: text('order').notNull(),
     position: integer('position').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -29,6 +29,15 @@ export const notes = pgTable(
       .$type<TranscriptionStatus>()
       .notNull()
       .default('pending'),
+    /**
+     * `verbatim` or `clinical`: the style asked for at upload while the note waits, the style its
+     * sections were written in once completed (verbatim after a drafting fallback).
+     */
+    noteStyle: text('note_style', { enum: ['verbatim', 'clinical'] })
+      .notNull()
+      .default('verbatim'),
+    /** What the veterinarian must review before signing (src/providers/drafting/port.ts ReviewFlag). */
+    reviewFlags: jsonb('review_flags').$type<StoredReviewFlag[]>().notNull().default(sql`'[]'::jsonb`),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
@@ -52,4 +61,11 @@ export interface StoredTranscript {
   segments: { start: number; end: number; text: string }[];
   provider: string;
   model: string | null;
+}
+
+export interface StoredReviewFlag {
+  section: string | null;
+  sentence: string | null;
+  reason: string;
+  token: string | null;
 }

@@ -1,0 +1,45 @@
+// The sections of a note in its style: `verbatim` through the sectioner, `clinical` through the
+// drafter. A clinical draft that cannot be used (server unreachable after retries, unusable answer,
+// no drafter configured any more) leaves the note verbatim with a flag saying why: the model's
+// failure never fails the note.
+
+import type { Drafter, NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
+import type { Section, Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
+import { verbatimEvidence } from './verbatim-evidence.ts';
+
+export interface WrittenSection extends Section {
+  evidence: TimeRange[];
+}
+
+export interface WrittenNote {
+  /** The style the sections are in (verbatim after a fallback). */
+  style: NoteStyle;
+  sections: WrittenSection[];
+  reviewFlags: ReviewFlag[];
+  /** Why a clinical note came out verbatim, for the log (a code and words without patient text). */
+  fallback: { code: string; message: string } | null;
+}
+
+export async function writeSections(
+  style: NoteStyle,
+  transcript: SectioningInput,
+  providers: { sectioner: Sectioner; drafter: Drafter | null },
+  signal: AbortSignal,
+): Promise<WrittenNote> {
+  let reviewFlags: ReviewFlag[] = [];
+  let fallback: WrittenNote['fallback'] = null;
+  if (style === 'clinical') {
+    if (providers.drafter) {
+      const outcome = await providers.drafter.draft(transcript, signal);
+      if (outcome.ok) return { style: 'clinical', sections: outcome.sections, reviewFlags: outcome.flags, fallback: null };
+      reviewFlags = outcome.flags;
+      fallback = { code: outcome.code, message: outcome.message };
+    } else {
+      reviewFlags = [{ section: null, sentence: null, reason: 'drafting_unavailable', token: null }];
+      fallback = { code: 'DRAFTING_NOT_CONFIGURED', message: 'no drafting provider is configured (DRAFTING_PROVIDER=none)' };
+    }
+  }
+  const sections = await providers.sectioner.section(transcript, signal);
+  const evidence = verbatimEvidence(sections, transcript.segments);
+  return { style: 'verbatim', sections: sections.map((section, i) => ({ ...section, evidence: evidence[i]! })), reviewFlags, fallback };
+}

@@ -1,0 +1,33 @@
+// Words and numbers of a pt-BR sentence, folded (lower case, no accents) for matching but kept
+// with their place in the original text so a flag can quote what the model actually wrote.
+
+export interface Token {
+  /** Folded: "Diagnóstico" → "diagnostico", "ºC" → "°c". */
+  word: string;
+  /** Where it is in the original text. */
+  start: number;
+  end: number;
+}
+
+/** Lower-cases and strips accents without changing the length (indices stay valid). */
+export function fold(text: string): string {
+  let folded = '';
+  for (const char of text) {
+    const bare = char.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+    folded += bare.length === char.length ? bare : char;
+  }
+  return folded.replace(/º/g, '°');
+}
+
+// Decimal numbers with either separator, fractions ("1/2", "12/12"), the vulgar fractions, degrees
+// Celsius and per cent, or a run of letters. Units glued to digits ("10mg") split naturally.
+const TOKEN = /[°]\s?c(?![a-z])|[½¼¾%]|\d+(?:[.,]\d+)*(?:\/\d+)?|[a-zµ]+/g;
+
+export function tokenize(text: string): Token[] {
+  const folded = fold(text);
+  return [...folded.matchAll(TOKEN)].map((match) => ({
+    word: match[0].replace(/\s/g, ''),
+    start: match.index,
+    end: match.index + match[0].length,
+  }));
+}

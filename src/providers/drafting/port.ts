@@ -1,0 +1,62 @@
+// Drafting a clinical note from a transcript, behind one small interface. A drafter writes
+// concise pt-BR clinical prose under the note's sections and proves each sentence: it cites the
+// transcript lines behind it, and what it cannot prove is flagged for the veterinarian.
+
+import type { SectionLabel } from '../sectioning/port.ts';
+
+export const NOTE_STYLES = ['verbatim', 'clinical'] as const;
+export type NoteStyle = (typeof NOTE_STYLES)[number];
+
+/** Seconds from the start of the audio. */
+export interface TimeRange {
+  start: number;
+  end: number;
+}
+
+export const REVIEW_REASONS = ['ungrounded', 'no_citation', 'invalid_citation', 'drafting_unavailable', 'drafting_invalid'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
+
+/**
+ * Something the veterinarian must look at before signing. `section`/`sentence` name the drafted
+ * sentence (null for the drafting_* reasons, which concern the whole draft); `token` is what could
+ * not be found in the cited transcript lines (a number, unit, frequency, drug or side), or the
+ * out-of-range line number of an `invalid_citation`.
+ */
+export interface ReviewFlag {
+  section: SectionLabel | null;
+  sentence: string | null;
+  reason: ReviewReason;
+  token: string | null;
+}
+
+export interface DraftedSection {
+  label: SectionLabel;
+  title: string;
+  /** The kept sentences joined by a space. */
+  content: string;
+  /** The time ranges of the transcript lines the kept sentences cite, in time order. */
+  evidence: TimeRange[];
+}
+
+export interface DraftingInput {
+  text: string;
+  segments: { start: number; end: number; text: string }[];
+  language: string | null;
+}
+
+export type DraftOutcome =
+  | { ok: true; sections: DraftedSection[]; flags: ReviewFlag[] }
+  /**
+   * No usable draft: the caller writes the note verbatim. `flags` start with the drafting_* flag
+   * saying why; `code`/`message` are for the log and never hold the key or transcript text.
+   */
+  | { ok: false; code: string; message: string; flags: ReviewFlag[] };
+
+export interface Drafter {
+  readonly name: string;
+  /**
+   * Never throws for a misbehaving model or server (that is a `{ ok: false }` outcome); throws only
+   * when `signal` is aborted, so the job can hand the note to another worker.
+   */
+  draft(input: DraftingInput, signal: AbortSignal): Promise<DraftOutcome>;
+}
