@@ -29,7 +29,7 @@ export interface TrainingOptions {
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = { epochs: 20, learningRate: 0.3, l2: 1e-4, minCount: 2, cutThreshold: 0.5, seed: 7 };
+export const DEFAULT_TRAINING: TrainingOptions = { epochs: 20, learningRate: 0.3, l2: 1e-4, minCount: 2, cutThreshold: 0.3, seed: 7 };
 
 interface Example {
   features: string[];
