@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
-import { assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
+import { analyseSentences, assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 import { splitSentences } from '../../src/providers/sectioning/sentences.ts';
 import { trainSectioner } from '../../src/providers/sectioning/training.ts';
 import { labelledTranscript, loadCorpus, loadWholeCorpus, scoreCorpus, transcriptText } from './corpus/corpus.ts';
@@ -165,6 +165,15 @@ describe('rules sectioner behaviour', () => {
     const doubled = [...segments, ...segments];
     expect(assignSentences(long, undefined, doubled).map((s) => s.text)).toEqual(doubled.map((segment) => segment.text));
     expect(assignSentences(long).map((s) => s.text)).toEqual([long]);
+  });
+
+  it("reads speaker labels as features: roles, and a diarizing server's changes of speaker for every sentence of a turn", () => {
+    const model = JSON.parse(readFileSync(new URL('../../src/providers/sectioning/model.json', import.meta.url), 'utf8'));
+    const diarized = analyseSentences('A: Bom dia. Ele tá vomitando desde ontem.\nB: Vamos examinar.', model.boundary);
+    expect(diarized.map((s) => s.features.filter((f) => f.startsWith('sp:')))).toEqual([[], ['sp:same'], ['sp:change']]);
+    const roles = analyseSentences('Tutora: Ele não come. Vet: Vou examinar.', model.boundary);
+    expect(roles.map((s) => s.features.filter((f) => f.startsWith('sp:')))).toEqual([['sp:tutor'], ['sp:vet', 'sp:change']]);
+    expect(diarized.map((s) => s.text)).toEqual(['A: Bom dia.', 'Ele tá vomitando desde ontem.', 'B: Vamos examinar.']);
   });
 
   it('does not split after abbreviations such as "Dr." and keeps decimals whole', () => {

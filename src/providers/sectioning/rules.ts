@@ -67,6 +67,7 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
   const spans = splitRuns(splitSentences(text), text, fold(text), boundary, segmentStarts(text, segments));
   const spoken: string[] = [];
   const speakers: (Speaker | null)[] = [];
+  let turn: Speaker | null = null;
   const partial: Omit<AnalysedSentence, 'features'>[] = [];
   let headingLabel: SectionLabel | null = null;
   for (const span of spans) {
@@ -90,11 +91,10 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
       if (headingLabel !== 'follow_up' && RETURN_VISIT.test(words)) allowed.push(FOLLOW_UP);
     }
     spoken.push(words);
-    speakers.push(
-      speaker
-        ? { label: speaker[1]!, role: TUTOR_SPEAKER.test(speaker[1]!) ? 'tutor' : VET_SPEAKER.test(speaker[1]!) ? 'vet' : null }
-        : null,
-    );
+    // A label holds for the rest of its turn: "A: Bom dia. Ele tá vomitando." is A twice.
+    if (speaker)
+      turn = { label: speaker[1]!, role: TUTOR_SPEAKER.test(speaker[1]!) ? 'tutor' : VET_SPEAKER.test(speaker[1]!) ? 'vet' : null };
+    speakers.push(turn);
     partial.push({ ...span, body, allowed });
   }
   return partial.map((sentence, index) => ({ ...sentence, features: sentenceFeatures(spoken, index, speakers) }));
