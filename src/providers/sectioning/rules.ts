@@ -69,6 +69,7 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
   const speakers: (Speaker | null)[] = [];
   let turn: Speaker | null = null;
   const partial: Omit<AnalysedSentence, 'features'>[] = [];
+  const headingCues: string[][] = [];
   let headingLabel: SectionLabel | null = null;
   for (const span of spans) {
     const folded = fold(span.text);
@@ -78,11 +79,18 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
     const switchTo = SWITCH_AT_START.find(({ pattern }) => pattern.test(words))?.label;
     let body = span.text;
     let allowed: number[] | null = null;
-    if (heading) {
+    const cues: string[] = [];
+    if (heading && heading.stripLength > 0) {
       allowed = [labelIndex(heading.label)];
       body = span.text.slice(heading.stripLength).trim();
-      headingLabel = heading.stripLength > 0 ? heading.label : null;
+      headingLabel = heading.label;
       if (heading.label !== 'follow_up' && RETURN_VISIT.test(fold(body))) allowed.push(FOLLOW_UP);
+    } else if (heading) {
+      // A heading word without its delimiter may be prose ("Retorno da Belinha, poodle de doze
+      // anos..." opens a recheck's history): the model weighs it, and it ends the previous heading.
+      cues.push(`hs:${heading.label}`);
+      headingLabel = null;
+      if (switchTo) allowed = [labelIndex(switchTo)];
     } else if (switchTo) {
       allowed = [labelIndex(switchTo)];
       headingLabel = null;
@@ -96,8 +104,12 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
       turn = { label: speaker[1]!, role: TUTOR_SPEAKER.test(speaker[1]!) ? 'tutor' : VET_SPEAKER.test(speaker[1]!) ? 'vet' : null };
     speakers.push(turn);
     partial.push({ ...span, body, allowed });
+    headingCues.push(cues);
   }
-  return partial.map((sentence, index) => ({ ...sentence, features: sentenceFeatures(spoken, index, speakers) }));
+  return partial.map((sentence, index) => ({
+    ...sentence,
+    features: [...sentenceFeatures(spoken, index, speakers), ...headingCues[index]!],
+  }));
 }
 
 /** Labels every sentence of `text`, in order. Exposed for tests and for scoring the corpus. */

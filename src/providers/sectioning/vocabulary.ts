@@ -22,6 +22,8 @@ const HEADINGS: Record<SectionLabel, string[]> = {
     'sinais vitais',
     'parametros(?: vitais)?',
     'achados(?: clinicos| do exame)?',
+    // Bare "Exame:" is a heading only with its delimiter ("exame de sangue" is prose).
+    'exame(?=\\s*[:\\-–—.])',
     'exame (?:dermatologico|oftalmico|oftalmologico|neurologico|ortopedico|cardiologico|especifico)',
   ],
   diagnosis: [
@@ -31,13 +33,17 @@ const HEADINGS: Record<SectionLabel, string[]> = {
     'impressao diagnostica',
     'prognostico',
     'conclusao',
+    // In rechecks "Avaliação:" opens the reading of the case; "avaliação ortopédica amanhã" is prose.
+    'avaliacao(?=\\s*[:\\-–—.])',
   ],
   treatment: [
     'tratamento',
     'conduta',
     'prescricao',
     'plano (?:terapeutico|diagnostico)',
-    'exames solicitados',
+    'exames (?:solicitados|complementares)',
+    'tratamento instituido',
+    'manejo',
     'orientacoes(?: ao tutor| gerais)?',
     'recomendacoes(?: ao tutor)?',
     'procedimentos?(?: realizados?)?',
@@ -262,4 +268,4 @@ export const CUES: Record<SectionLabel, [RegExp, number][]> = {
 
 /** A return, recheck or scheduled next visit: follow-up wherever it is said, even under another heading. */
 export const RETURN_VISIT =
-  /\b(?:retorn(?:o|ar|a|em)|reavalia\w*|revisao|reconsulta|recheck|agendad[oa]s?|marcad[oa]s? (?:para|pra)|proxim[oa] (?:consulta|dose|vacina|aplicacao|visita)|segunda dose|daqui a \w+ (?:dias|semanas|meses))\b/;
+  /\b(?:retorn(?:o|ar|a|em)(?! d[aoe]s? )|reavalia(?:r|cao)(?! (?:pos[- ]?operatoria )?d[aoe]s? )|revisao|reconsulta|recheck|agendad[oa]s?|marcad[oa]s? (?:para|pra)|proxim[oa] (?:consulta|dose|vacina|aplicacao|visita)|segunda dose|daqui a \w+ (?:dias|semanas|meses))\b/;
