@@ -140,7 +140,19 @@ describe('logs', () => {
     });
     const all = logs.join('\n');
     expect(all).toContain('redaction-probe/1.0');
-    expect(all).toContain('[redacted]');
+    expect(all).not.toContain(canary);
+  });
+
+  it('log only allowlisted headers: a credential under any other name never appears', async () => {
+    const canary = `odd-header-secret-${Date.now()}`;
+    const headers = ['api-key', 'x-auth-token', 'proxy-authorization', 'x-access-token', 'x-custom-credential'];
+    await app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { ...Object.fromEntries(headers.map((name) => [name, `${canary}-${name}`])), 'user-agent': 'allowlist-probe/1.0' },
+    });
+    const all = logs.join('\n');
+    expect(all).toContain('allowlist-probe/1.0');
     expect(all).not.toContain(canary);
   });
 });

@@ -46,7 +46,8 @@ export function registerErrorHandling(app: FastifyInstance, availability: Databa
       });
     }
     const response = toErrorResponse(error);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A deliberate answer (any AppError, 503 NOT_READY included) is not a failure of ours.
+    if (response.status >= 500 && !(error instanceof AppError)) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: response.code, status: response.status }, 'request rejected');
     return sendError(request, reply, response);
   });
