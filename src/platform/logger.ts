@@ -9,6 +9,8 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
+  // @fastify/multipart traces the busboy options, which carry every request header.
+  'busboyOptions.headers',
   'headers["x-api-key"]',
   'headers.authorization',
   'headers.cookie',
