@@ -15,6 +15,11 @@ describe('configuration', () => {
       PUBLIC_BASE_URL: 'http://localhost:3000',
       TRUST_PROXY: false,
       AUDIO_MAX_BYTES: 104_857_600,
+      DATABASE_CONNECT_TIMEOUT_MS: 3_000,
+      DATABASE_STATEMENT_TIMEOUT_MS: 5_000,
+      DATABASE_QUERY_TIMEOUT_MS: 6_000,
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 10_000,
+      SHUTDOWN_DRAIN_MS: 0,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -50,6 +55,8 @@ describe('configuration', () => {
     [{ TRANSCRIPTION_PROVIDER: 'openai' }, 'TRANSCRIPTION_BASE_URL'],
     [{ SECTIONING_PROVIDER: 'openai' }, 'SECTIONING_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '8000' }, 'DATABASE_QUERY_TIMEOUT_MS'],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

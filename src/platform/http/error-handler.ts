@@ -37,7 +37,10 @@ export function registerErrorHandling(app: FastifyInstance, availability: Databa
     }
     if (availability.suspect(error)) {
       // One warning per outage comes from DatabaseAvailability; per request, one quiet line.
-      request.log.info({ code: 'SERVICE_UNAVAILABLE', status: 503 }, 'request rejected: database unavailable');
+      // The cause's code (ECONNREFUSED, 57014...) only: its message may quote values.
+      const { code, cause: inner } = error as { code?: unknown; cause?: { code?: unknown } };
+      const cause = code ?? inner?.code;
+      request.log.info({ code: 'SERVICE_UNAVAILABLE', status: 503, cause }, 'request rejected: database unavailable');
       return sendError(request, reply, {
         status: 503,
         code: 'SERVICE_UNAVAILABLE',
