@@ -196,6 +196,7 @@ export class JobQueue {
     expireInSeconds: number,
   ): Promise<void> {
     const deadline = Date.now() + Math.max(1, expireInSeconds - 5) * 1000;
+    let blipRerun = false;
     for (let rerun = 0; ; rerun++) {
       try {
         await definition.handle(payload, context);
@@ -203,8 +204,13 @@ export class JobQueue {
       } catch (error) {
         if (!this.availability?.suspect(error) || rerun >= MAX_OUTAGE_RERUNS) throw error;
         const state = await this.availability.waitUntilAvailable(deadline - Date.now(), context.signal);
-        // `up`: the database answered at once, so this was not an outage: an ordinary failure.
-        if (state !== 'recovered') throw error;
+        if (state === 'down') throw error;
+        // `up`: the database answers already. Either a blip (a restart) ended before the probe, or
+        // the error only looked like an outage: one more run, then it is an ordinary failure.
+        if (state === 'up') {
+          if (blipRerun) throw error;
+          blipRerun = true;
+        }
         context.logger.info({ rerun: rerun + 1 }, 'job re-run after the database came back');
       }
     }

@@ -61,7 +61,9 @@ export function statementName(query: string): string {
   const call = /^\s*select\s+"?([A-Za-z_][\w]*)"?\s*\(/i.exec(query);
   if (call) return `select ${call[1]}()`;
   const target = /\b(from|into|update|join)\s+("?[A-Za-z_][\w]*"?(?:\."?[A-Za-z_][\w]*"?)?)/i.exec(query);
-  return target ? `${verb} ${target[1]?.toLowerCase()} ${target[2]}` : verb;
+  if (!target) return verb;
+  const keyword = target[1]?.toLowerCase();
+  return keyword === verb ? `${verb} ${target[2]}` : `${verb} ${keyword} ${target[2]}`;
 }
 
 // The frames only: the first line of a stack repeats the message, which is what must not leak.

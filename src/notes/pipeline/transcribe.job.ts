@@ -93,7 +93,7 @@ export function transcribeJob(deps: PipelineDeps) {
         logger.info({ noteId, sections: sections.length }, 'note completed');
       } catch (error) {
         // A database outage is not the note's failure: the job queue waits for the database and re-runs.
-        if (isDatabaseUnavailable(error)) throw error;
+        if (!(error instanceof ProviderError) && isDatabaseUnavailable(error)) throw error;
         const retryable = !(error instanceof ProviderError) || error.retryable;
         if (!retryable || retryCount >= retryLimit) {
           const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';

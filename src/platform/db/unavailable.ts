@@ -47,7 +47,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     seen.add(current);
     const { code, message, errors, cause } = current as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) return true;
-    if (typeof message === 'string' && CLIENT_MESSAGES.some((text) => message.includes(text))) return true;
+    // pg throws these as plain Errors: a named subclass (a provider's error) merely quoting such
+    // words is not the database's.
+    const plain = !(current instanceof Error) || current.name === 'Error';
+    if (plain && typeof message === 'string' && CLIENT_MESSAGES.some((text) => message.includes(text))) return true;
     // Connecting to "localhost" tries ::1 and 127.0.0.1: both refusals arrive as an AggregateError.
     if (Array.isArray(errors) && errors.length > 0 && errors.every((inner) => isDatabaseUnavailable(inner))) return true;
     // Only drizzle's wrapper is looked through: other wrappers are not the database's.
