@@ -102,9 +102,21 @@ describe.runIf(adminDatabaseUrl() !== undefined)('a database that refuses or bla
     expect((await listNotes()).statusCode).toBe(200);
   });
 
+  it('sets the statement and idle-in-transaction timeouts on every session, pg-boss included', async () => {
+    const settings = sql`select current_setting('statement_timeout') as statement, current_setting('idle_in_transaction_session_timeout') as idle`;
+    const ours = (await database.db.execute(settings)) as unknown as { rows: { statement: string; idle: string }[] };
+    expect(ours.rows[0]).toEqual({ statement: '1500ms', idle: '5s' });
+    const boss = await app.vetflow.jobs.boss
+      .getDb()
+      .executeSql(
+        "select current_setting('statement_timeout') as statement, current_setting('idle_in_transaction_session_timeout') as idle",
+      );
+    expect(boss.rows[0]).toEqual({ statement: '1min', idle: '5s' });
+  });
+
   it('answers 503 with Retry-After at once when connections are refused, and recovers', async () => {
     await proxy.refuse();
-    await expectFast503s(3_000);
+    await expectFast503s(4_000);
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
     await eventually(async () => lines('database unreachable').length === 1, 5_000);
     await proxy.pass();
