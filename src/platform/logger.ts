@@ -44,16 +44,25 @@ const LOGGED_QUERY_PARAMS = new Set([
   'section_id',
   'status',
 ]);
-const QUERY_PAIR = /([?&])([^=&#]*)=([^&#]*)/g;
+const PARAMETER_NAME = /^[A-Za-z_][\w.-]{0,63}$/;
 const SECRET_VALUES = /vnk_[0-9a-f]{32}|crm_live_[0-9A-Za-z]+|whsec_[0-9A-Za-z+/=]+/g;
 
 /** The URL as logged: query values other than paging and filters censored, and any credential. */
 export function redactUrl(url: string): string {
-  return url
-    .replace(QUERY_PAIR, (pair, separator: string, name: string) =>
-      LOGGED_QUERY_PARAMS.has(name.toLowerCase()) ? pair : `${separator}${name}=[redacted]`,
-    )
-    .replace(SECRET_VALUES, '[redacted]');
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url.replace(SECRET_VALUES, '[redacted]');
+  const fragmentStart = url.indexOf('#', queryStart);
+  const query = url.slice(queryStart + 1, fragmentStart === -1 ? undefined : fragmentStart);
+  const fragment = fragmentStart === -1 ? '' : url.slice(fragmentStart);
+  const pairs = query.split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    if (LOGGED_QUERY_PARAMS.has(name.toLowerCase())) return pair;
+    // A bare value (`?Thor`) or a name that is not an identifier may itself be the personal data.
+    if (equals === -1) return '[redacted]';
+    return `${PARAMETER_NAME.test(name) ? name : '[redacted]'}=[redacted]`;
+  });
+  return `${url.slice(0, queryStart + 1)}${pairs.join('&')}${fragment}`.replace(SECRET_VALUES, '[redacted]');
 }
 
 // Request headers that are logged: an allowlist, because a client may send a credential under any

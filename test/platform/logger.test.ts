@@ -30,5 +30,9 @@ describe('redactUrl', () => {
     expect(redactUrl('/flow/v1/api/workspaces/w/contacts?q=11987654321&limit=5&monkey=1')).toBe(
       '/flow/v1/api/workspaces/w/contacts?q=[redacted]&limit=5&monkey=[redacted]',
     );
+    // A bare value, or a "name" that is really a value, goes too.
+    expect(redactUrl('/notes/v1/notes?Thor%20Silva&page=1&Ana%20Souza%20(11)%209999=x#top')).toBe(
+      '/notes/v1/notes?[redacted]&page=1&[redacted]=[redacted]#top',
+    );
   });
 });
