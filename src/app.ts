@@ -9,6 +9,7 @@ import type { Config } from './platform/config.ts';
 import { DatabaseAvailability } from './platform/db/availability.ts';
 import { type Database, openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
+import { AppError } from './platform/errors.ts';
 import { clientErrorHandler } from './platform/http/client-errors.ts';
 import { handleFrameworkError, registerErrorHandling } from './platform/http/error-handler.ts';
 import { healthRoutes } from './platform/http/health.routes.ts';
@@ -73,7 +74,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     connectionTimeout: config.CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // Requests that arrive while closing get our 503 (below), not Fastify's own body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // What Fastify and Node answer on their own (bad URLs, over-long parameters, oversize headers,
     // requests that are not HTTP) still comes in the one documented error body.
@@ -101,6 +103,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    // New work goes to another instance; in-flight requests still finish.
+    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The instance is shutting down; retry', undefined, { 'retry-after': '1' });
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
