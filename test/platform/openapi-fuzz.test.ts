@@ -106,10 +106,14 @@ function requestFor(target: Target): fc.Arbitrary<Promise<FuzzRequest>> {
       fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
     ),
   });
-  const extraHeaders = fc.record(
-    { 'idempotency-key': fc.oneof(fc.uuid(), hostileString), 'x-request-id': hostileString },
-    { requiredKeys: [] },
-  );
+  // Now and then the credential itself is hostile: authentication reads it before anything else.
+  const credentialName = Object.keys(credentialsFor(target.operation))[0] ?? 'x-api-key';
+  const extraHeaders = fc
+    .tuple(
+      fc.record({ 'idempotency-key': fc.oneof(fc.uuid(), hostileString), 'x-request-id': hostileString }, { requiredKeys: [] }),
+      fc.option(hostileString, { freq: 15 }),
+    )
+    .map(([headers, credential]) => (credential === null ? headers : { ...headers, [credentialName]: credential }));
   return fc
     .record({ path, query, body, upload, extraHeaders })
     .map(async ({ path: params, query: search, body: payload, upload: parts, extraHeaders: extra }) => {
