@@ -6,10 +6,14 @@ import { createFlowModule } from './flow/flow.module.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
 import { createNotesModule, type NotesProviders } from './notes/notes.module.ts';
 import type { Config } from './platform/config.ts';
+import { DatabaseAvailability } from './platform/db/availability.ts';
 import { type Database, openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
-import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { AppError } from './platform/errors.ts';
+import { clientErrorHandler } from './platform/http/client-errors.ts';
+import { handleFrameworkError, registerErrorHandling } from './platform/http/error-handler.ts';
 import { healthRoutes } from './platform/http/health.routes.ts';
+import { registerInputBoundary } from './platform/http/input-boundary.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { requestIdFrom } from './platform/http/request-id.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
@@ -45,13 +49,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     if (!jobs) throw new Error('job queue not started');
     return jobs;
   };
+  const availability = new DatabaseAvailability(() => database.ping(), logger.child({ component: 'database' }));
   const notesModule = createNotesModule(config, database, jobQueue, logger, overrides.notesProviders);
   const flowModule = createFlowModule(config, database, overrides.messagingProvider);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
-    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...flowModule.jobs, ...(overrides.jobs ?? [])]);
+    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...flowModule.jobs, ...(overrides.jobs ?? [])], availability);
     await jobs.start();
   } catch (error) {
+    availability.stop();
     await jobs?.stop(1_000).catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;
@@ -68,14 +74,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     connectionTimeout: config.CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // Requests that arrive while closing get our 503 (below), not Fastify's own body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // What Fastify and Node answer on their own (bad URLs, over-long parameters, oversize headers,
+    // requests that are not HTTP) still comes in the one documented error body.
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   }).withTypeProvider<ZodTypeProvider>();
 
   // Commands queue while Redis is unreachable instead of failing the request at once.
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const platform: Platform = { config, database, jobs, redis, routes: [] };
+  const platform: Platform = { config, database, jobs, redis, availability, draining: false, routes: [] };
   app.decorate('vetflow', platform);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -85,12 +96,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body type the APIs take (multipart uploads register their own parser).
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app);
+  registerErrorHandling(app, availability);
+  registerInputBoundary(app);
   // While closing, responses ask clients to drop the connection: a keep-alive socket that goes
   // idle after its last in-flight response would otherwise hold shutdown for the keep-alive timeout.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    // New work goes to another instance; in-flight requests still finish.
+    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The instance is shutting down; retry', undefined, { 'retry-after': '1' });
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -99,6 +115,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.
     await platform.jobs.stop(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000));
+    availability.stop();
     await redis?.quit().catch(() => {});
     if (ownsDatabase) await database.close();
   });

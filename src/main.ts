@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
 import { ensureDemoWorkspace, formatDemoLogin } from './flow/demo-workspace.ts';
@@ -25,10 +26,14 @@ let shuttingDown = false;
 try {
   const app = await buildApp(config, { logger });
 
-  closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
+  closeWithGrace({ delay: config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
     shuttingDown = true;
+    // Readiness fails first; for SHUTDOWN_DRAIN_MS requests are still served, so a load balancer
+    // that polls /readyz stops sending before the listener closes and nobody is refused.
+    app.vetflow.draining = true;
     if (err) logger.error({ err }, 'shutting down after an unexpected error');
-    else logger.info({ signal }, 'shutting down');
+    else logger.info({ signal, drain_ms: config.SHUTDOWN_DRAIN_MS }, 'shutting down');
+    if (!err && config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
     await app.close();
   });
 

@@ -36,6 +36,11 @@ const variables = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: int(10, 1, 200),
+  // Bounds that turn a database outage into fast 503s instead of hung requests (docs/operations.md).
+  DATABASE_CONNECT_TIMEOUT_MS: int(3_000, 100, 120_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(5_000, 100, 3_600_000),
+  DATABASE_QUERY_TIMEOUT_MS: int(6_000, 100, 3_600_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(10_000, 100, 3_600_000),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MIGRATE_ON_START: bool(true),
@@ -46,6 +51,9 @@ const variables = z.object({
   KEEP_ALIVE_TIMEOUT_MS: int(72_000, 1_000),
   BODY_LIMIT_BYTES: int(1_048_576, 1_024),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 1_000, 120_000),
+  // On SIGTERM, /readyz fails at once but requests are still served this long before the listener
+  // closes, so a load balancer takes the instance out of rotation without refused connections.
+  SHUTDOWN_DRAIN_MS: int(0, 0, 120_000),
   JOB_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   JOB_SUPERVISE_INTERVAL_SECONDS: int(60, 1, 3600),
 
@@ -160,6 +168,10 @@ const schema = variables
     }
     if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['MESSAGING_WEBHOOK_URL'], message: 'required when MESSAGING_PROVIDER=webhook' });
+    }
+    if (env.DATABASE_QUERY_TIMEOUT_MS < env.DATABASE_STATEMENT_TIMEOUT_MS) {
+      // The client must outwait the server, or a slow statement is abandoned while it still runs.
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_QUERY_TIMEOUT_MS'], message: 'must be at least DATABASE_STATEMENT_TIMEOUT_MS' });
     }
     if (env.AUDIO_MIN_SECONDS >= env.AUDIO_MAX_SECONDS) {
       ctx.addIssue({ code: 'custom', path: ['AUDIO_MIN_SECONDS'], message: 'must be below AUDIO_MAX_SECONDS' });

@@ -11,6 +11,7 @@ import {
 } from 'pg-boss';
 import type { z } from 'zod';
 import type { Config } from './config.ts';
+import type { DatabaseAvailability } from './db/availability.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Logger } from './logger.ts';
 
@@ -52,6 +53,9 @@ const DEFAULT_QUEUE: Omit<Queue, 'name'> = {
   deleteAfterSeconds: 7 * 24 * 3600,
 };
 
+// Bounds the waiting loop should a database flap for the whole life of a job.
+const MAX_OUTAGE_RERUNS = 10;
+
 export interface SendJobOptions extends Omit<SendOptions, 'db'> {
   /** The transaction creating the job's data: the job exists only if it commits. */
   tx?: Db;
@@ -61,6 +65,7 @@ export class JobQueue {
   readonly boss: PgBoss;
   private readonly definitions = new Map<string, JobDefinition<any>>();
   private readonly logger: Logger;
+  private readonly availability: DatabaseAvailability | undefined;
   private readonly pollingIntervalSeconds: number;
   private started = false;
   private working = false;
@@ -70,7 +75,9 @@ export class JobQueue {
     config: Pick<Config, 'ROLE' | 'JOB_POLLING_INTERVAL_SECONDS' | 'JOB_SUPERVISE_INTERVAL_SECONDS'>,
     logger: Logger,
     definitions: readonly JobDefinition<any>[],
+    availability?: DatabaseAvailability,
   ) {
+    this.availability = availability;
     this.logger = logger.child({ component: 'jobs' });
     this.pollingIntervalSeconds = config.JOB_POLLING_INTERVAL_SECONDS;
     for (const definition of definitions) this.definitions.set(definition.name, definition);
@@ -85,7 +92,11 @@ export class JobQueue {
       superviseIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
       monitorIntervalSeconds: config.JOB_SUPERVISE_INTERVAL_SECONDS,
     });
-    this.boss.on('error', (error) => this.logger.error({ err: error }, 'job queue error'));
+    this.boss.on('error', (error) => {
+      // Every poll fails while the database is away: the outage is logged once, not per poll.
+      if (this.availability?.suspect(error)) return;
+      this.logger.error({ err: error }, 'job queue error');
+    });
   }
 
   /** Installs or upgrades pg-boss's schema and creates every queue with its dead-letter queue. */
@@ -159,13 +170,8 @@ export class JobQueue {
         const started = performance.now();
         try {
           const payload = definition.payload.parse(job.data);
-          await definition.handle(payload, {
-            jobId: job.id,
-            retryCount: job.retryCount,
-            retryLimit: job.retryLimit,
-            logger,
-            signal: job.signal,
-          });
+          const context = { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, logger, signal: job.signal };
+          await this.handleThroughOutages(definition, payload, context, job.expireInSeconds);
           logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
           return { id: job.id, status: 'completed' };
         } catch (error) {
@@ -175,6 +181,39 @@ export class JobQueue {
         }
       }),
     );
+  }
+
+  /**
+   * Runs the handler; when it fails because the database is away, waits for the database (within
+   * the job's expiry) and runs it again, so an outage does not burn the job's retries (pg-boss
+   * would count every failed attempt, and a few seconds of outage would exhaust them). Handlers
+   * are already safe to re-run: pg-boss retries them.
+   */
+  private async handleThroughOutages(
+    definition: JobDefinition<any>,
+    payload: unknown,
+    context: JobContext,
+    expireInSeconds: number,
+  ): Promise<void> {
+    const deadline = Date.now() + Math.max(1, expireInSeconds - 5) * 1000;
+    let blipRerun = false;
+    for (let rerun = 0; ; rerun++) {
+      try {
+        await definition.handle(payload, context);
+        return;
+      } catch (error) {
+        if (!this.availability?.suspect(error) || rerun >= MAX_OUTAGE_RERUNS) throw error;
+        const state = await this.availability.waitUntilAvailable(deadline - Date.now(), context.signal);
+        if (state === 'down') throw error;
+        // `up`: the database answers already. Either a blip (a restart) ended before the probe, or
+        // the error only looked like an outage: one more run, then it is an ordinary failure.
+        if (state === 'up') {
+          if (blipRerun) throw error;
+          blipRerun = true;
+        }
+        context.logger.info({ rerun: rerun + 1 }, 'job re-run after the database came back');
+      }
+    }
   }
 
   /** Sends a job; with `tx`, inside that transaction so it exists only if the transaction commits. */

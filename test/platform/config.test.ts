@@ -15,6 +15,11 @@ describe('configuration', () => {
       PUBLIC_BASE_URL: 'http://localhost:3000',
       TRUST_PROXY: false,
       AUDIO_MAX_BYTES: 104_857_600,
+      DATABASE_CONNECT_TIMEOUT_MS: 3_000,
+      DATABASE_STATEMENT_TIMEOUT_MS: 5_000,
+      DATABASE_QUERY_TIMEOUT_MS: 6_000,
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 10_000,
+      SHUTDOWN_DRAIN_MS: 0,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -53,6 +58,8 @@ describe('configuration', () => {
     [{ NOTE_STYLE: 'clinical' }, 'NOTE_STYLE'],
     [{ NOTE_STYLE: 'summary' }, 'NOTE_STYLE'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '8000' }, 'DATABASE_QUERY_TIMEOUT_MS'],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -140,7 +141,19 @@ describe('logs', () => {
     });
     const all = logs.join('\n');
     expect(all).toContain('redaction-probe/1.0');
-    expect(all).toContain('[redacted]');
+    expect(all).not.toContain(canary);
+  });
+
+  it('log only allowlisted headers: a credential under any other name never appears', async () => {
+    const canary = `odd-header-secret-${Date.now()}`;
+    const headers = ['api-key', 'x-auth-token', 'proxy-authorization', 'x-access-token', 'x-custom-credential'];
+    await app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { ...Object.fromEntries(headers.map((name) => [name, `${canary}-${name}`])), 'user-agent': 'allowlist-probe/1.0' },
+    });
+    const all = logs.join('\n');
+    expect(all).toContain('allowlist-probe/1.0');
     expect(all).not.toContain(canary);
   });
 });
@@ -176,14 +189,28 @@ describe('graceful close', () => {
     const address = other.server.address();
     const port = typeof address === 'object' && address ? address.port : 0;
     const inFlight = fetch(`http://127.0.0.1:${port}/test/slow`);
+    // A client halfway through sending its request when shutdown starts.
+    const late = connect(port, '127.0.0.1');
+    let lateAnswer = '';
+    late.on('data', (chunk) => {
+      lateAnswer += String(chunk);
+    });
+    late.on('error', () => {});
+    late.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
     await sleep(100);
     const started = Date.now();
     const closing = other.close();
+    await sleep(50);
+    late.write('\r\n');
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect(response.headers.get('connection')).toBe('close');
     expect(await response.json()).toEqual({ done: true });
     await closing;
+    // The request that completed after shutdown began got our 503 body, not Fastify's own.
+    expect(lateAnswer).toMatch(/^HTTP\/1\.1 503/);
+    expect(lateAnswer.toLowerCase()).toContain('retry-after: 1');
+    expectErrorBody(JSON.parse(lateAnswer.slice(lateAnswer.indexOf('\r\n\r\n') + 4)), 'service_unavailable', 'SERVICE_UNAVAILABLE');
     // The keep-alive socket must not hold shutdown for its idle timeout (72 s).
     expect(Date.now() - started).toBeLessThan(5_000);
   });

@@ -26,7 +26,10 @@ describe('OpenAPI documents', () => {
     expect(Object.keys(doc.paths).some((path) => path.startsWith('/external'))).toBe(false);
     const operation = doc.paths['/probe/{id}'].get;
     expect(operation.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '404']);
+    // 503 (database unreachable) is documented on every operation, with Retry-After.
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '401', '404', '503']);
+    expect(operation.responses['503'].headers).toHaveProperty('Retry-After');
+    expect(doc.info.description).toMatch(/SERVICE_UNAVAILABLE/);
     expect(doc.components.securitySchemes).toHaveProperty('NotesApiKey');
     expect(doc.components.securitySchemes).not.toHaveProperty('CrmBearer');
   });

@@ -34,6 +34,25 @@ describe('the server process on the embedded database', () => {
     expect(migrated).toMatchObject({ code: 0, stdout: '{"migrated":true}\n' });
   });
 
+  it('on SIGTERM with a drain period, fails /readyz at once but keeps serving until the period ends', async () => {
+    const drainDir = mkdtempSync(path.join(tmpdir(), 'vetflow-drain-'));
+    try {
+      const server = await startServer({ DATA_DIR: drainDir, SHUTDOWN_DRAIN_MS: '1500' });
+      const stopping = server.stop('SIGTERM');
+      // The signal is handled within a tick or two; then readiness says no, and requests still work.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const ready = await fetch(`${server.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ code: 'NOT_READY', details: { checks: { shutdown: 'draining' } } });
+      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+      const { code, ms } = await stopping;
+      expect(code).toBe(0);
+      expect(ms).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      rmSync(drainDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a bad setting with one line naming the variable', async () => {
     await expect(startServer({ DATA_DIR: dataDir, ROLE: 'everything' })).rejects.toThrow(/Invalid configuration: ROLE/);
   });

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { contactExternalApiAuditLogs } from '../../platform/db/schema/index.ts';
 
@@ -30,11 +30,23 @@ export async function listAuditLogs(
   return { rows, total: count?.total ?? 0 };
 }
 
-/** Deletes entries older than the cut-off; returns how many. */
+// Deleted per statement: each stays far below the statement timeout however much has piled up.
+const DELETE_BATCH = 5_000;
+
+/** Deletes entries older than the cut-off, in batches; returns how many. */
 export async function deleteAuditLogsBefore(cutoff: Date, tx: Db): Promise<number> {
-  const deleted = await tx
-    .delete(contactExternalApiAuditLogs)
-    .where(lt(contactExternalApiAuditLogs.createdAt, cutoff))
-    .returning({ id: contactExternalApiAuditLogs.id });
-  return deleted.length;
+  let total = 0;
+  for (;;) {
+    const old = tx
+      .select({ id: contactExternalApiAuditLogs.id })
+      .from(contactExternalApiAuditLogs)
+      .where(lt(contactExternalApiAuditLogs.createdAt, cutoff))
+      .limit(DELETE_BATCH);
+    const deleted = await tx
+      .delete(contactExternalApiAuditLogs)
+      .where(inArray(contactExternalApiAuditLogs.id, old))
+      .returning({ id: contactExternalApiAuditLogs.id });
+    total += deleted.length;
+    if (deleted.length < DELETE_BATCH) return total;
+  }
 }

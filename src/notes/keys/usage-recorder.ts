@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import type { Logger } from '../../platform/logger.ts';
 
 /**
@@ -41,7 +42,12 @@ export class UsageRecorder {
 
   /** Writes what has been counted so far; concurrent calls run one after the other. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write()).catch((error) => this.logger.error({ err: error }, 'usage flush failed'));
+    this.flushing = this.flushing
+      .then(() => this.write())
+      .catch((error) => {
+        // The counts are kept for the next flush; an outage is logged once elsewhere, not per flush.
+        if (!isDatabaseUnavailable(error)) this.logger.error({ err: error }, 'usage flush failed');
+      });
     return this.flushing;
   }
 

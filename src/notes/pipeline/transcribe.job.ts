@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import type { Drafter } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
@@ -106,6 +107,8 @@ export function transcribeJob(deps: PipelineDeps) {
           'note completed',
         );
       } catch (error) {
+        // A database outage is not the note's failure: the job queue waits for the database and re-runs.
+        if (!(error instanceof ProviderError) && isDatabaseUnavailable(error)) throw error;
         const retryable = !(error instanceof ProviderError) || error.retryable;
         if (!retryable || retryCount >= retryLimit) {
           const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
 
 export interface ReceivedAudio {
   /** Local temporary file holding the bytes; the caller moves or deletes it. */
@@ -39,8 +40,13 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
     const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 256 * 1024, parts: 12 } });
     for await (const part of parts) {
       if (part.type === 'field') {
+        rejectUnstorable({ [part.fieldname]: part.value }, 'body');
         if (typeof part.value === 'string') fields[part.fieldname] = part.value;
         continue;
+      }
+      if (part.filename) {
+        part.file.resume();
+        rejectUnstorable(part.filename, 'body', `${part.fieldname}.filename`);
       }
       if (part.fieldname !== 'audio') {
         part.file.resume();
@@ -80,8 +86,23 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
     if ((error as { code?: string }).code === 'FST_PARTS_LIMIT' || (error as { code?: string }).code === 'FST_FIELDS_LIMIT') {
       throw new AppError('VALIDATION_ERROR', 'Too many parts in the upload', { field: 'body', reason: 'too many parts' });
     }
+    if (isFramingError(error)) {
+      throw new AppError('INVALID_REQUEST', 'The multipart/form-data body is malformed', {
+        field: 'body',
+        reason: (error as Error).message,
+      });
+    }
     throw error;
   }
+}
+
+// The multipart parser (busboy) throws plain Errors for bodies that are not well-formed
+// multipart: no or an over-long boundary, a boundary never found, a body cut before its end.
+const FRAMING_ERRORS =
+  /^Multipart: Boundary not found|Unexpected end of multipart data|terminated early|^The needle cannot|^Unsupported Content-Type/;
+
+function isFramingError(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof AppError) && FRAMING_ERRORS.test(error.message);
 }
 
 // The upload stops at the limit, so its real size is unknown: the request's Content-Length (file

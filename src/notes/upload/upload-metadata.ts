@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
+import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
 import { NoteStyleSchema } from '../notes/note.schemas.ts';
 
 export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
@@ -41,6 +42,8 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new AppError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata', reason: 'expected an object' });
   }
+  // JSON escapes (\u0000, \ud800) only become unstorable text once parsed.
+  rejectUnstorable(raw, 'body', 'metadata');
   const input = raw as Record<string, unknown>;
   const extras: { key: string; value: unknown }[] = Object.entries(input)
     .filter(([key]) => !KNOWN.has(key))

@@ -46,8 +46,9 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
         if (result.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(result.statusCode as 201).send(result.body);
       } catch (error) {
-        // The rest of an oversized body is not worth reading: answer and drop the connection.
-        if (error instanceof AppError && error.code === 'AUDIO_TOO_LARGE') reply.header('connection', 'close');
+        // The rest of a refused body (oversized, malformed, unstorable text) is not worth reading:
+        // answer and drop the connection.
+        if (!request.raw.complete || (error instanceof AppError && error.code === 'AUDIO_TOO_LARGE')) reply.header('connection', 'close');
         throw error;
       }
     },

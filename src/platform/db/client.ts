@@ -22,37 +22,114 @@ export interface Database {
   readonly db: Db;
   /** How pg-boss reaches the same database (its own pool on Postgres, the shared PGlite otherwise). */
   readonly bossOptions: ConstructorOptions;
-  /** Runs `fn` while holding the cluster-wide migration lock. */
-  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the cluster-wide migration lock, with a database handle of its own on
+   * which statements have no timeout (a migration may rightly take minutes; waiting for another
+   * process's migration too).
+   */
+  withMigrationLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_MAX'>): Promise<Database> {
-  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+/**
+ * Bounds on every connection, so a database that is down or silently unreachable costs a request
+ * seconds, not forever: establishing a connection (or waiting for a free one in the pool), a
+ * statement on the server, a round trip on the client (a black-holed network never answers, so
+ * only the client can give up), and a transaction left idle by a stuck caller.
+ */
+export interface DatabaseTimeouts {
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  queryTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectTimeoutMs: 3_000,
+  statementTimeoutMs: 5_000,
+  queryTimeoutMs: 6_000,
+  idleInTransactionTimeoutMs: 10_000,
+};
+
+// pg-boss's maintenance statements (archiving, deleting old jobs) may legitimately run longer than
+// a request's, so its pool gets at least this long; connecting stays as bounded as ours.
+const JOB_STATEMENT_TIMEOUT_MIN_MS = 60_000;
+
+type DatabaseConfig = Pick<
+  Config,
+  | 'DATABASE_URL'
+  | 'DATA_DIR'
+  | 'DATABASE_POOL_MAX'
+  | 'DATABASE_CONNECT_TIMEOUT_MS'
+  | 'DATABASE_STATEMENT_TIMEOUT_MS'
+  | 'DATABASE_QUERY_TIMEOUT_MS'
+  | 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'
+>;
+
+export function databaseTimeoutsOf(config: Omit<DatabaseConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_MAX'>): DatabaseTimeouts {
+  return {
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+    idleInTransactionTimeoutMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
+}
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config.DATABASE_POOL_MAX, databaseTimeoutsOf(config));
   return openEmbedded(path.resolve(config.DATA_DIR, 'pglite'));
 }
 
 // Arbitrary constant shared by every vetflow process: migrations never run twice at once.
 const MIGRATION_LOCK_ID = 7_346_110_221;
 
-export function openPostgres(connectionString: string, poolMax = 10): Database {
-  const pool = new pg.Pool({ connectionString, max: poolMax, application_name: 'vetflow' });
+export function openPostgres(connectionString: string, poolMax = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
+  const bounds = {
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+    // A dead peer is noticed by the kernel too, not only by the next query's timeout.
+    keepAlive: true,
+  };
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolMax,
+    application_name: 'vetflow',
+    ...bounds,
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
+  });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzleNodePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+  const jobStatementTimeoutMs = Math.max(timeouts.statementTimeoutMs, JOB_STATEMENT_TIMEOUT_MIN_MS);
   return {
     kind: 'postgres',
     db,
-    bossOptions: { connectionString, max: 4, application_name: 'vetflow-jobs' },
+    bossOptions: {
+      connectionString,
+      max: 4,
+      application_name: 'vetflow-jobs',
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      options: `-c statement_timeout=${jobStatementTimeoutMs} -c idle_in_transaction_session_timeout=${timeouts.idleInTransactionTimeoutMs}`,
+      // pg-boss hands its options to pg.Pool, which also takes the client-side bounds.
+      ...({ query_timeout: jobStatementTimeoutMs + 1_000, keepAlive: true } as object),
+    },
     async withMigrationLock(fn) {
-      const client = await pool.connect();
+      // Its own connection, without statement or query timeouts (see the interface).
+      const client = new pg.Client({
+        connectionString,
+        application_name: 'vetflow-migrate',
+        connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      });
+      client.on('error', () => {});
+      await client.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-        return await fn();
+        return await fn(drizzleNodePg(client, { schema, casing: 'snake_case' }) as unknown as Db);
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
-        client.release();
+        await client.end().catch(() => {});
       }
     },
     async ping() {
@@ -86,7 +163,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
     db,
     bossOptions: { db: fromPglite(client), backend: 'pglite' },
     // One connection, one process: nothing else can migrate concurrently.
-    withMigrationLock: (fn) => fn(),
+    withMigrationLock: (fn) => fn(db),
     async ping() {
       await db.execute(sql`select 1`);
     },

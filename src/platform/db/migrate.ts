@@ -9,12 +9,12 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', im
 
 /** Applies every pending drizzle-kit migration; a no-op when the database is current. */
 export async function runMigrations(database: Database): Promise<void> {
-  await database.withMigrationLock(async () => {
+  await database.withMigrationLock(async (db) => {
     const options = { migrationsFolder: MIGRATIONS_FOLDER };
     if (database.kind === 'postgres') {
-      await migrateNodePg(database.db as unknown as NodePgDatabase, options);
+      await migrateNodePg(db as unknown as NodePgDatabase, options);
     } else {
-      await migratePglite(database.db as unknown as PgliteDatabase, options);
+      await migratePglite(db as unknown as PgliteDatabase, options);
     }
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import type { DatabaseAvailability } from '../db/availability.ts';
 import { AppError, type ErrorCode, errorNameFor } from '../errors.ts';
 
 export interface ErrorBody {
@@ -18,11 +19,38 @@ interface ErrorResponse {
   headers?: Record<string, string>;
 }
 
-/** The one place that turns any thrown error into the documented flat error body. */
-export function registerErrorHandling(app: FastifyInstance): void {
+/** Seconds a client is asked to wait after a 503 caused by a database outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The one place that turns any thrown error into the documented flat error body. Errors Fastify
+ * raises before routing (bad URLs, over-long parameters) come through `frameworkErrors`, which
+ * buildApp passes to Fastify; errors raised before a request exists at all go through
+ * client-errors.ts.
+ */
+export function registerErrorHandling(app: FastifyInstance, availability: DatabaseAvailability): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (clientWentAway(request)) {
+      // Nobody is left to answer: an aborted upload is the client's choice, not our failure.
+      request.log.info({ code: (error as { code?: string }).code }, 'client aborted the request');
+      return sendError(request, reply, { status: 400, code: 'INVALID_REQUEST', message: 'The request was aborted by the client' });
+    }
+    if (availability.suspect(error)) {
+      // One warning per outage comes from DatabaseAvailability; per request, one quiet line.
+      // The cause's code (ECONNREFUSED, 57014...) only: its message may quote values.
+      const { code, cause: inner } = error as { code?: unknown; cause?: { code?: unknown } };
+      const cause = code ?? inner?.code;
+      request.log.info({ code: 'SERVICE_UNAVAILABLE', status: 503, cause }, 'request rejected: database unavailable');
+      return sendError(request, reply, {
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The service is temporarily unavailable; retry after a pause',
+        headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) },
+      });
+    }
     const response = toErrorResponse(error);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A deliberate answer (any AppError, 503 NOT_READY included) is not a failure of ours.
+    if (response.status >= 500 && !(error instanceof AppError)) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: response.code, status: response.status }, 'request rejected');
     return sendError(request, reply, response);
   });
@@ -35,6 +63,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
+/** Fastify's `frameworkErrors`: a URL it cannot decode or route, answered in the one error body. */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const response = toErrorResponse(error);
+  request.log.info({ code: response.code, status: response.status }, 'request rejected');
+  return sendError(request, reply, response);
+}
+
+function clientWentAway(request: FastifyRequest): boolean {
+  return request.raw.readableAborted || request.raw.socket?.destroyed === true;
+}
+
 function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
   const body: ErrorBody = {
     error: errorNameFor(response.status),
@@ -44,6 +83,8 @@ function sendError(request: FastifyRequest, reply: FastifyReply, response: Error
     request_id: request.id,
   };
   if (response.headers) reply.headers(response.headers);
+  // Also set here: framework errors are answered outside the routes' onSend hooks.
+  reply.header('x-request-id', request.id);
   // Bypass any route response schema: an error body is not the route's success shape.
   return reply.code(response.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
@@ -54,6 +95,10 @@ const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; message?:
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_REQUEST' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' },
+  FST_ERR_BAD_URL: { status: 400, code: 'INVALID_REQUEST', message: 'The URL is not valid: a percent-encoded sequence does not decode' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'INVALID_PARAMETER', message: 'A path parameter is longer than 100 characters' },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'INVALID_REQUEST', message: 'The request matches no route' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the upload as multipart/form-data' },
 };
 
 function toErrorResponse(error: FastifyError): ErrorResponse {

@@ -14,6 +14,7 @@ export async function healthRoutes(app: AppInstance) {
   // Readiness: the database and the job queue both answer, each within a bound.
   app.get('/readyz', { schema: { hide: true } }, async () => {
     const { database, jobs } = app.vetflow;
+    if (app.vetflow.draining) throw new AppError('NOT_READY', 'The instance is shutting down', { checks: { shutdown: 'draining' } });
     const [db, queue] = await Promise.all([probe(() => database.ping()), probe(() => jobs.ping())]);
     const checks = { database: db, jobs: queue };
     if (db !== 'ok' || queue !== 'ok') {

@@ -48,14 +48,42 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
   });
 }
 
+// What holds for every operation of both APIs, stated once in each document.
+const COMMON_RULES =
+  '\n\nText anywhere in a request (body, query, path, headers, multipart fields and file names, JSON metadata) ' +
+  'must be valid Unicode without NUL (`\\u0000`): such text is refused before it is stored, with 422 `VALIDATION_ERROR` ' +
+  '(body, query string) or 400 `INVALID_PARAMETER` (path, headers) naming it in `details.field`. ' +
+  'Every operation may answer 503 `SERVICE_UNAVAILABLE` with `Retry-After` (seconds) while the database is unreachable: ' +
+  'retry after that pause. Every error, including those for malformed URLs (400), headers over 16 kB (431) and malformed ' +
+  'multipart bodies (400), has the flat error body with `request_id`, echoed in `X-Request-Id`.';
+
+// The 503 every operation can give while the database is away, documented on each.
+const UNAVAILABLE: OpenAPIV3_1.ResponseObject = {
+  description: 'The database is unreachable; retry after `Retry-After` seconds (`SERVICE_UNAVAILABLE`).',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+};
+
+function withUnavailable(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV3_1.PathItemObject | undefined {
+  if (!item) return item;
+  const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+  const copy: OpenAPIV3_1.PathItemObject = { ...item };
+  for (const method of methods) {
+    const operation = item[method];
+    if (operation?.responses && !operation.responses['503'])
+      copy[method] = { ...operation, responses: { ...operation.responses, 503: UNAVAILABLE } } as typeof operation;
+  }
+  return copy;
+}
+
 function sliceDocument(full: OpenAPIV3_1.Document, api: ApiDescription, publicBaseUrl: string): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
-    if (path.startsWith(`${api.prefix}/`)) paths[path.slice(api.prefix.length)] = item;
+    if (path.startsWith(`${api.prefix}/`)) paths[path.slice(api.prefix.length)] = withUnavailable(item);
   }
   return {
     ...full,
-    info: { title: api.title, version: api.version, description: api.description },
+    info: { title: api.title, version: api.version, description: `${api.description}${COMMON_RULES}` },
     servers: [{ url: `${publicBaseUrl}${api.prefix}` }],
     paths,
     components: { ...full.components, securitySchemes: api.securitySchemes },

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
+import type { DatabaseAvailability } from '../db/availability.ts';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs.ts';
 
@@ -12,6 +13,10 @@ export interface Platform {
   readonly jobs: JobQueue;
   /** Shared counters (rate limits) when REDIS_URL is set; Postgres serves otherwise. */
   readonly redis: Redis | undefined;
+  /** Whether the database answers; outages are logged once per transition and answered 503. */
+  readonly availability: DatabaseAvailability;
+  /** Set on SIGTERM: /readyz fails so load balancers stop sending, while requests are still served. */
+  draining: boolean;
   /** Every route the app registered, with its config: auth suites iterate over it. */
   readonly routes: RouteRecord[];
 }
