@@ -1,0 +1,112 @@
+// Cuts a time range out of an audio file without re-encoding: the compressed packets of the range
+// are copied into a new file of the same container (mediabunny, pure TypeScript: no ffmpeg, no
+// native build). Memory stays bounded: the source is read through a small cache, the chunk is
+// written straight to disk.
+
+import {
+  ADTS,
+  AdtsOutputFormat,
+  EncodedAudioPacketSource,
+  EncodedPacketSink,
+  FilePathSource,
+  FilePathTarget,
+  Input,
+  type InputAudioTrack,
+  MP3,
+  MP4,
+  Mp3OutputFormat,
+  Mp4OutputFormat,
+  Output,
+  type OutputFormat,
+  WAVE,
+  WavOutputFormat,
+} from 'mediabunny';
+import type { AudioFormat } from '../port.ts';
+
+export interface WrittenChunk {
+  /** Where the chunk's first packet sits in the whole audio: its transcript's times start here. */
+  offsetSeconds: number;
+  durationSeconds: number;
+}
+
+/** The audio cannot be read as its format says (corrupt, or a codec the container writer lacks). */
+export class AudioSplitError extends Error {
+  override name = 'AudioSplitError';
+}
+
+const INPUT_FORMATS = { mp3: [MP3], wav: [WAVE], m4a: [MP4], aac: [ADTS] } as const;
+
+function outputFormat(format: AudioFormat): OutputFormat {
+  switch (format) {
+    case 'mp3':
+      return new Mp3OutputFormat();
+    case 'wav':
+      return new WavOutputFormat();
+    case 'aac':
+      return new AdtsOutputFormat();
+    case 'm4a':
+      return new Mp4OutputFormat();
+  }
+}
+
+export interface AudioSplitter {
+  /** Writes the packets covering [start, end) seconds to `outPath`, timed from 0. */
+  cut(start: number, end: number, outPath: string): Promise<WrittenChunk>;
+  close(): void;
+}
+
+export async function openSplitter(sourcePath: string, format: AudioFormat): Promise<AudioSplitter> {
+  const input = new Input({ source: new FilePathSource(sourcePath), formats: [...INPUT_FORMATS[format]] });
+  let track: InputAudioTrack | null;
+  try {
+    track = await input.getPrimaryAudioTrack();
+  } catch (error) {
+    input.dispose();
+    throw new AudioSplitError(`the ${format} audio cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  const codec = track?.codec;
+  if (!track || !codec) {
+    input.dispose();
+    throw new AudioSplitError(`the ${format} audio has no audio track this service can split`);
+  }
+  const audio = track;
+  const decoderConfig = await audio.getDecoderConfig();
+  const sink = new EncodedPacketSink(audio);
+  // One cut at a time over the shared input: cuts are quick local copies, requests are the slow part.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
+    const first = (await sink.getPacket(start)) ?? (await sink.getFirstPacket());
+    if (!first) throw new AudioSplitError('the audio has no packets');
+    // The packet playing at `end` is included, so the chunk covers at least [start, end).
+    const last = await sink.getPacket(end);
+    const stop = last ? await sink.getNextPacket(last) : null;
+    const output = new Output({ format: outputFormat(format), target: new FilePathTarget(outPath) });
+    const source = new EncodedAudioPacketSource(codec!);
+    output.addAudioTrack(source);
+    await output.start();
+    try {
+      let meta: { decoderConfig: AudioDecoderConfig } | undefined = decoderConfig ? { decoderConfig } : undefined;
+      let lastEnd = first.timestamp;
+      for await (const packet of sink.packets(first, stop ?? undefined)) {
+        await source.add(packet.clone({ timestamp: packet.timestamp - first.timestamp }), meta);
+        meta = undefined;
+        lastEnd = packet.timestamp + packet.duration;
+      }
+      await output.finalize();
+      return { offsetSeconds: Math.max(0, first.timestamp), durationSeconds: lastEnd - first.timestamp };
+    } catch (error) {
+      await output.cancel();
+      throw error;
+    }
+  }
+
+  return {
+    cut(start, end, outPath) {
+      const result = queue.then(() => cut(start, end, outPath));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    close: () => input.dispose(),
+  };
+}
