@@ -111,7 +111,20 @@ export interface HeardSecond {
  * a pipe: an MP4 whose index comes last cannot be read from a pipe (servers keep uploads in files).
  */
 export async function hearSeconds(file: string): Promise<{ heard: HeardSecond[]; durationSeconds: number }> {
-  const ffmpeg = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(SAMPLE_RATE), 'pipe:1']);
+  const ffmpeg = spawn('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-i',
+    file,
+    '-f',
+    's16le',
+    '-ac',
+    '1',
+    '-ar',
+    String(SAMPLE_RATE),
+    'pipe:1',
+  ]);
   const reader = new FrameReader();
   const exited = new Promise<number | null>((resolve, reject) => {
     ffmpeg.on('error', reject);
@@ -177,7 +190,7 @@ function classify(data: Buffer, offset: number): Frame {
   for (let i = 0; i < FRAME; i++) {
     const sample = data.readInt16LE(offset + i * 2);
     energy += sample * sample;
-    if ((sample >= 0) !== (previous >= 0)) crossings++;
+    if (sample >= 0 !== previous >= 0) crossings++;
     previous = sample;
   }
   const rms = Math.sqrt(energy / FRAME);

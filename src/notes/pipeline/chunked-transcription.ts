@@ -143,7 +143,8 @@ async function transcribeChunk(
 ): Promise<ChunkTranscript> {
   const file = path.join(run.dir, `chunk-${chunk.index}.${run.input.format}`);
   try {
-    const written = await run.splitter.cut(chunk.start, chunk.end, file).catch((error) => {
+    const isLast = chunk.index === run.plan.length - 1;
+    const written = await run.splitter.cut(chunk.start, isLast ? Number.POSITIVE_INFINITY : chunk.end, file).catch((error) => {
       throw unreadable(error);
     });
     const { size } = await stat(file);

@@ -24,7 +24,7 @@ import {
 import type { AudioFormat } from '../port.ts';
 
 export interface WrittenChunk {
-  /** Where the chunk's first packet sits in the whole audio: its transcript's times start here. */
+  /** Where the chunk's first packet sits in the whole audio (< 0 for a priming packet): its transcript's times start here. */
   offsetSeconds: number;
   durationSeconds: number;
 }
@@ -50,7 +50,7 @@ function outputFormat(format: AudioFormat): OutputFormat {
 }
 
 export interface AudioSplitter {
-  /** Writes the packets covering [start, end) seconds to `outPath`, timed from 0. */
+  /** Writes the packets covering [start, end) seconds to `outPath`, timed from 0; `end` may be Infinity. */
   cut(start: number, end: number, outPath: string): Promise<WrittenChunk>;
   close(): void;
 }
@@ -76,10 +76,12 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
   let queue: Promise<unknown> = Promise.resolve();
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
-    const first = (await sink.getPacket(start)) ?? (await sink.getFirstPacket());
+    // From the very first packet at the start (an AAC priming packet has a negative time) and to
+    // the very last at the end (a container's duration can be an estimate a little short).
+    const first = start <= 0 ? await sink.getFirstPacket() : ((await sink.getPacket(start)) ?? (await sink.getFirstPacket()));
     if (!first) throw new AudioSplitError('the audio has no packets');
     // The packet playing at `end` is included, so the chunk covers at least [start, end).
-    const last = await sink.getPacket(end);
+    const last = Number.isFinite(end) ? await sink.getPacket(end) : null;
     const stop = last ? await sink.getNextPacket(last) : null;
     const output = new Output({ format: outputFormat(format), target: new FilePathTarget(outPath) });
     const source = new EncodedAudioPacketSource(codec!);
@@ -94,7 +96,7 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
         lastEnd = packet.timestamp + packet.duration;
       }
       await output.finalize();
-      return { offsetSeconds: Math.max(0, first.timestamp), durationSeconds: lastEnd - first.timestamp };
+      return { offsetSeconds: first.timestamp, durationSeconds: lastEnd - first.timestamp };
     } catch (error) {
       await output.cancel();
       throw error;
