@@ -81,8 +81,8 @@ export function segmentsText(segments: TranscriptSegment[]): string {
 /**
  * Speaker labels are per request: the server's "A" in one chunk need not be its "A" in the next.
  * Labels of the later chunk are renamed after the earlier chunk's label that talks at the same
- * time in their overlap (most shared seconds first); a label not heard in the overlap gets a
- * letter not yet used.
+ * time in their overlap (most shared seconds first). A single label left over takes the single
+ * known speaker left over; any other label not heard in the overlap gets a letter not yet used.
  */
 function relabel(
   earlier: TranscriptSegment[],
@@ -119,7 +119,12 @@ function relabel(
     labels.set(pair.from, pair.to);
     used.add(pair.to);
   }
-  const taken = new Set([...kept.flatMap((segment) => (segment.speaker ? [segment.speaker] : [])), ...used]);
+  const known = new Set(kept.flatMap((segment) => (segment.speaker ? [segment.speaker] : [])));
+  const unmatched = laterLabels.filter((label) => !labels.has(label));
+  const unclaimed = [...known].filter((label) => !used.has(label));
+  // One new voice and one known speaker not heard in the overlap (the usual vet and tutor): the same person.
+  if (unmatched.length === 1 && unclaimed.length === 1) labels.set(unmatched[0]!, unclaimed[0]!);
+  const taken = new Set([...known, ...used]);
   for (const label of laterLabels) {
     if (labels.has(label)) continue;
     const fresh = taken.has(label) ? nextFreeLabel(taken) : label;
