@@ -37,6 +37,8 @@ export type Failure = (request: { seconds: number[] }) => number | null;
 export interface FakeSpeechServer {
   baseUrl: string;
   requests: SpeechRequest[];
+  /** Latency per second of audio received; may be changed between requests. */
+  msPerAudioSecond: number;
   failWith(failure: Failure | null): void;
   close(): Promise<void>;
 }
@@ -96,7 +98,7 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
       record(failed, seconds, responseFormat);
       return json(res, failed, { error: { message: 'the model is overloaded', type: 'server_error' } });
     }
-    if (options.msPerAudioSecond) await sleep(heard.durationSeconds * options.msPerAudioSecond);
+    if (fake.msPerAudioSecond) await sleep(heard.durationSeconds * fake.msPerAudioSecond);
     // Speaker labels as a diarizing server gives them: per request, in order of first appearance.
     const labels = new Map<string, string>();
     const segments = heard.heard.map((word) => {
@@ -125,9 +127,10 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
     return json(res, 200, { text });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const fake: FakeSpeechServer = {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
+    msPerAudioSecond: options.msPerAudioSecond ?? 0,
     failWith(next) {
       failure = next;
     },
@@ -140,6 +143,7 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
         });
       }),
   };
+  return fake;
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {

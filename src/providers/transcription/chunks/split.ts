@@ -35,6 +35,9 @@ export class AudioSplitError extends Error {
   override name = 'AudioSplitError';
 }
 
+/** The writer's buffer (mediabunny's default is 16 MiB per output, times the chunks in flight). */
+const WRITE_CHUNK_BYTES = 2 ** 20;
+
 const INPUT_FORMATS = { mp3: [MP3], wav: [WAVE], m4a: [MP4], aac: [ADTS] } as const;
 
 function outputFormat(format: AudioFormat): OutputFormat {
@@ -73,6 +76,7 @@ async function fileSource(sourcePath: string) {
       return bytes;
     },
     dispose: () => void handle.close(),
+    // 'network' grows the read-ahead of a sequential reader up to 8 MiB per read.
     prefetchProfile: 'network',
     maxCacheSize: 16 * 2 ** 20,
   });
@@ -106,7 +110,7 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
     // The packet playing at `end` is included, so the chunk covers at least [start, end).
     const last = Number.isFinite(end) ? await sink.getPacket(end) : null;
     const stop = last ? await sink.getNextPacket(last) : null;
-    const output = new Output({ format: outputFormat(format), target: new FilePathTarget(outPath) });
+    const output = new Output({ format: outputFormat(format), target: new FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }) });
     const source = new EncodedAudioPacketSource(codec!);
     output.addAudioTrack(source);
     await output.start();
