@@ -84,6 +84,13 @@ async function chunkRows(id: string): Promise<number> {
 const requestsSince = (from: number) => server.requests.slice(from);
 
 describe('long audio through a server with request limits', () => {
+  it('documents progress on the status result in the OpenAPI', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/notes/v1/openapi.json' })).json();
+    const status = document.components.schemas.StatusResult;
+    expect(status.required).toEqual(['status', 'valid']);
+    expect(status.properties.progress).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
+  });
+
   it('sends a short file in one request', async () => {
     const before = server.requests.length;
     const id = await uploadNote(app, clinic.editor, { name: 'Short' }, 'consultation.mp3');

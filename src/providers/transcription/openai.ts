@@ -60,6 +60,8 @@ function rejectsFormat(response: ProviderResponse): boolean {
 export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): TranscriptionProvider {
   const language = options.language ?? 'pt';
   const secrets = [options.apiKey];
+  /** The server refused the richer format once (gpt-4o-transcribe, older whisper.cpp): ask for `json`. */
+  let jsonOnly = false;
 
   // A diarizing model refuses audio over 30 s unless the server may cut it at silences itself.
   const formatFields = (format: ResponseFormat): Record<string, string> =>
@@ -131,8 +133,12 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
     name: 'openai',
     async transcribe(input, signal): Promise<Transcript> {
       // An already-aborted signal is handled by send(), like an abort in flight.
-      let response = await request(input, options.diarize ? 'diarized_json' : 'verbose_json', signal);
-      if (rejectsFormat(response)) response = await request(input, 'json', signal);
+      let response = await request(input, jsonOnly ? 'json' : options.diarize ? 'diarized_json' : 'verbose_json', signal);
+      if (!jsonOnly && rejectsFormat(response)) {
+        // Remembered: the chunks of a long note would otherwise each be uploaded twice.
+        jsonOnly = true;
+        response = await request(input, 'json', signal);
+      }
       if (response.status < 200 || response.status >= 300) throw statusError(response, { codes, serverName, secrets });
 
       const body = parse(response);
