@@ -39,6 +39,8 @@ export interface FakeSpeechServer {
   requests: SpeechRequest[];
   /** Latency per second of audio received; may be changed between requests. */
   msPerAudioSecond: number;
+  /** How long a failure set with failWith takes to arrive (ms). */
+  failureDelayMs: number;
   failWith(failure: Failure | null): void;
   close(): Promise<void>;
 }
@@ -95,6 +97,7 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
     }
     const failed = failure?.({ seconds }) ?? null;
     if (failed) {
+      if (fake.failureDelayMs) await sleep(fake.failureDelayMs);
       record(failed, seconds, responseFormat);
       return json(res, failed, { error: { message: 'the model is overloaded', type: 'server_error' } });
     }
@@ -131,6 +134,7 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
     msPerAudioSecond: options.msPerAudioSecond ?? 0,
+    failureDelayMs: 0,
     failWith(next) {
       failure = next;
     },
