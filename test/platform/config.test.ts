@@ -15,6 +15,10 @@ describe('configuration', () => {
       PUBLIC_BASE_URL: 'http://localhost:3000',
       TRUST_PROXY: false,
       AUDIO_MAX_BYTES: 104_857_600,
+      TRANSCRIPTION_MAX_REQUEST_BYTES: 26_000_000,
+      TRANSCRIPTION_MAX_REQUEST_SECONDS: 1300,
+      TRANSCRIPTION_CHUNK_CONCURRENCY: 6,
+      TRANSCRIPTION_DIARIZE: false,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -50,6 +54,8 @@ describe('configuration', () => {
     [{ TRANSCRIPTION_PROVIDER: 'openai' }, 'TRANSCRIPTION_BASE_URL'],
     [{ SECTIONING_PROVIDER: 'openai' }, 'SECTIONING_BASE_URL'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+    [{ TRANSCRIPTION_MAX_REQUEST_SECONDS: '10' }, 'TRANSCRIPTION_MAX_REQUEST_SECONDS'],
+    [{ TRANSCRIPTION_CHUNK_CONCURRENCY: '0' }, 'TRANSCRIPTION_CHUNK_CONCURRENCY'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

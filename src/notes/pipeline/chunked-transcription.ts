@@ -55,7 +55,7 @@ export async function transcribeNoteAudio(
     sha256: note.audioSha256,
     patientName: note.name,
   };
-  const plan = deps.limits ? planChunks(note.audioDurationSeconds, note.audioBytes, deps.limits) : null;
+  const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
   if (!plan || plan.length === 1) return deps.transcriber.transcribe(input, signal);
 
   const done = await recordChunkPlan(deps.db, note.id, plan);
@@ -89,6 +89,21 @@ export async function transcribeNoteAudio(
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function chunkPlan(note: NoteRow, limits: RequestLimits): ChunkRange[] {
+  try {
+    return planChunks(note.audioDurationSeconds, note.audioBytes, limits);
+  } catch (error) {
+    // Only a byte limit far below any real server's gets here; retrying cannot help.
+    throw new ProviderError(
+      'TRANSCRIPTION_LIMITS_TOO_SMALL',
+      `The audio cannot be cut to the request limits: ${(error as Error).message}`,
+      {
+        retryable: false,
+      },
+    );
   }
 }
 
