@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, multipartBody, uploadNote } from '../helpers/uploads.ts';
+import { filesUnder, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { type ToneFormat, toneFile } from '../providers/tone-audio.ts';
 
@@ -183,4 +183,43 @@ describe('long audio through a server with request limits', () => {
     for (const second of missing) expect(resent.some((request) => request.seconds.includes(second) && request.status === 200)).toBe(true);
     await expectWholeTranscript(id, HOUR);
   }, 300_000);
+});
+
+describe('the same server without request limits configured (what the limits prevent)', async () => {
+  const unlimited = await createTestApp({
+    startWorkers: true,
+    env: {
+      TRANSCRIPTION_PROVIDER: 'openai',
+      TRANSCRIPTION_BASE_URL: server.baseUrl,
+      TRANSCRIPTION_MAX_REQUEST_BYTES: '0',
+      TRANSCRIPTION_MAX_REQUEST_SECONDS: '0',
+    },
+  });
+  const keys = await createClinicWithKeys(unlimited.db.database);
+
+  it.each([
+    ['wav', 3000, /HTTP 413\): Maximum content size limit \(26214400\) exceeded/],
+    ['mp3', 1800, /HTTP 400\): audio duration [\d.]+ seconds is longer than 1400 seconds which is the maximum for this model/],
+  ] as const)(
+    'a %s of %i s in one request is refused by the fake',
+    async (format, seconds, message) => {
+      const file = await toneFile(format, seconds);
+      const body = await multipartBody({ audio: { bytes: readFileSync(file), fileName: `visit.${format}` }, metadata: { name: 'Whole' } });
+      const created = await unlimited.app.inject({
+        method: 'POST',
+        url: '/notes/v1/notes',
+        payload: body.payload,
+        headers: { ...body.headers, 'x-api-key': keys.editor },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().data.id;
+      expect(await waitUntilSettled(unlimited.app, keys.viewer, id, 60_000)).toBe('failed');
+      const note = (
+        await unlimited.app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: { 'x-api-key': keys.viewer } })
+      ).json().data;
+      expect(note.failure.code).toBe('TRANSCRIPTION_REJECTED');
+      expect(note.failure.message).toMatch(message);
+    },
+    120_000,
+  );
 });
