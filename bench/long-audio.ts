@@ -4,7 +4,8 @@
 // (TRANSCRIPTION_CHUNK_CONCURRENCY=1) and at the default concurrency, in the same run, each on a
 // fresh database and a fresh `node src/main.ts`; plus the worker's peak RSS growth meanwhile.
 // Run: `node bench/long-audio.ts` (DATABASE_URL: a Postgres server to make fresh databases on;
-// embedded otherwise). Env: BENCH_AUDIO_SECONDS (default 3595), BENCH_MS_PER_AUDIO_MINUTE (1000).
+// embedded otherwise). Env: BENCH_AUDIO_SECONDS (default 3595), BENCH_MS_PER_AUDIO_MINUTE (1000),
+// BENCH_FORMAT (mp3; also wav, m4a, aac — a WAV must stay under the 100 MB upload limit: 3000 s).
 // Needs ffmpeg on PATH for the fake server (it decodes each chunk, as a real server does).
 
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from '../test/helpers/processes.ts';
 import { startFakeSpeechServer } from '../test/providers/fake-speech-server.ts';
-import { toneFile } from '../test/providers/tone-audio.ts';
+import { type ToneFormat, toneFile } from '../test/providers/tone-audio.ts';
 import { createBenchDatabase } from './lib/database.ts';
 import { watchProcess } from './lib/proc.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
@@ -21,6 +22,7 @@ import { startVetflow } from './lib/servers.ts';
 
 const AUDIO_SECONDS = Number(process.env.BENCH_AUDIO_SECONDS ?? 3595);
 const MS_PER_AUDIO_MINUTE = Number(process.env.BENCH_MS_PER_AUDIO_MINUTE ?? 1000);
+const FORMAT = (process.env.BENCH_FORMAT ?? 'mp3') as ToneFormat;
 
 interface ModeResult {
   ms: number;
@@ -51,7 +53,7 @@ async function runMode(label: string, file: string, env: Record<string, string>)
     const audio = await readFile(file);
     const form = new FormData();
     form.append('metadata', JSON.stringify({ name: 'Bench' }));
-    form.append('audio', new Blob([new Uint8Array(audio)]), 'consultation.mp3');
+    form.append('audio', new Blob([new Uint8Array(audio)]), `consultation.${FORMAT}`);
     const upload = async () => {
       const created = await fetch(`${vetflow.baseUrl}/notes/v1/notes`, {
         method: 'POST',
@@ -99,13 +101,13 @@ async function runMode(label: string, file: string, env: Record<string, string>)
   }
 }
 
-progress(`long audio: making a ${AUDIO_SECONDS} s mp3 (once per machine)`);
-const file = await toneFile('mp3', AUDIO_SECONDS);
+progress(`long audio: making a ${AUDIO_SECONDS} s ${FORMAT} (once per machine)`);
+const file = await toneFile(FORMAT, AUDIO_SECONDS);
 const sequential = await runMode('chunks one at a time', file, { TRANSCRIPTION_CHUNK_CONCURRENCY: '1' });
 const concurrent = await runMode('chunks at the default concurrency', file, {});
 const ratio = sequential.ms / concurrent.ms;
 printTable(
-  `Long audio: ${(AUDIO_SECONDS / 60).toFixed(0)}-minute mp3, fake server at ${MS_PER_AUDIO_MINUTE} ms per audio minute, 25 MiB / 1400 s per request`,
+  `Long audio: ${(AUDIO_SECONDS / 60).toFixed(0)}-minute ${FORMAT}, fake server at ${MS_PER_AUDIO_MINUTE} ms per audio minute, 25 MiB / 1400 s per request`,
   [
     {
       measurement: '201 → completed, default concurrency vs one chunk at a time',
