@@ -60,6 +60,17 @@ export function createNotesModule(
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
     concurrency: config.TRANSCRIPTION_CONCURRENCY,
     events: webhooks.noteEvents,
+    // The sandbox has no server to protect; its made-up transcript is not cut into chunks.
+    transcriptionLimits:
+      config.TRANSCRIPTION_PROVIDER === 'openai'
+        ? {
+            maxBytes: config.TRANSCRIPTION_MAX_REQUEST_BYTES,
+            maxSeconds: config.TRANSCRIPTION_MAX_REQUEST_SECONDS,
+            overlapSeconds: config.TRANSCRIPTION_CHUNK_OVERLAP_SECONDS,
+            concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+          }
+        : null,
+    tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
   });
   const reconcile = reconcileJob({
     db: database.db,

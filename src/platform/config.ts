@@ -69,6 +69,13 @@ const variables = z.object({
   TRANSCRIPTION_HEARTBEAT_SECONDS: int(30, 10, 3600),
   TRANSCRIPTION_RETRY_DELAY_SECONDS: int(10, 1, 3600),
   TRANSCRIPTION_CONCURRENCY: int(4, 1, 64),
+  // 25 MiB is OpenAI's request cap; the rest is room for the multipart envelope. 0 = unlimited.
+  TRANSCRIPTION_MAX_REQUEST_BYTES: int(26_000_000, 0),
+  // gpt-4o-transcribe refuses audio over 1400 s; 0 = unlimited.
+  TRANSCRIPTION_MAX_REQUEST_SECONDS: int(1300, 0),
+  TRANSCRIPTION_CHUNK_CONCURRENCY: int(6, 1, 32),
+  TRANSCRIPTION_CHUNK_OVERLAP_SECONDS: int(4, 1, 30),
+  TRANSCRIPTION_DIARIZE: bool(false),
   SANDBOX_TRANSCRIPTION_DELAY_MS: int(0, 0, 600_000),
   SECTIONING_PROVIDER: z.enum(['rules', 'openai']).default('rules'),
   SECTIONING_BASE_URL: optionalUrl,
@@ -153,6 +160,13 @@ const schema = variables
   .superRefine((env, ctx) => {
     if (env.TRANSCRIPTION_PROVIDER === 'openai' && !env.TRANSCRIPTION_BASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['TRANSCRIPTION_BASE_URL'], message: 'required when TRANSCRIPTION_PROVIDER=openai' });
+    }
+    if (env.TRANSCRIPTION_MAX_REQUEST_SECONDS > 0 && env.TRANSCRIPTION_MAX_REQUEST_SECONDS < 4 * env.TRANSCRIPTION_CHUNK_OVERLAP_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRANSCRIPTION_MAX_REQUEST_SECONDS'],
+        message: 'must be 0 or at least 4 × TRANSCRIPTION_CHUNK_OVERLAP_SECONDS',
+      });
     }
     if (env.SECTIONING_PROVIDER === 'openai' && !env.SECTIONING_BASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['SECTIONING_BASE_URL'], message: 'required when SECTIONING_PROVIDER=openai' });

@@ -20,6 +20,10 @@ describe('configuration', () => {
       DATABASE_QUERY_TIMEOUT_MS: 6_000,
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 10_000,
       SHUTDOWN_DRAIN_MS: 0,
+      TRANSCRIPTION_MAX_REQUEST_BYTES: 26_000_000,
+      TRANSCRIPTION_MAX_REQUEST_SECONDS: 1300,
+      TRANSCRIPTION_CHUNK_CONCURRENCY: 6,
+      TRANSCRIPTION_DIARIZE: false,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -60,6 +64,8 @@ describe('configuration', () => {
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '8000' }, 'DATABASE_QUERY_TIMEOUT_MS'],
     [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
+    [{ TRANSCRIPTION_MAX_REQUEST_SECONDS: '10' }, 'TRANSCRIPTION_MAX_REQUEST_SECONDS'],
+    [{ TRANSCRIPTION_CHUNK_CONCURRENCY: '0' }, 'TRANSCRIPTION_CHUNK_CONCURRENCY'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -144,6 +144,45 @@ describe('openai transcriber', () => {
     expect(transcript).toMatchObject({ text: 'Só texto, sem segmentos.', segments: [], language: 'pt', durationSeconds: 23.7 });
   });
 
+  it('asks for json at once after the server has refused verbose_json (chunks are not uploaded twice)', async () => {
+    server.handle((request, response) =>
+      String(request.body).includes('verbose_json')
+        ? json(response, 400, { error: { message: "response_format 'verbose_json' is not supported", param: 'response_format' } })
+        : json(response, 200, { text: 'texto' }),
+    );
+    const once = transcriber();
+    await once.transcribe(fixtureInput(), signal());
+    await once.transcribe(fixtureInput(), signal());
+    expect(server.requests).toHaveLength(3);
+    expect((await formData(server.requests[2]!)).get('response_format')).toBe('json');
+  });
+
+  it('asks for diarized_json with chunking_strategy=auto, and keeps speakers on segments and in the text', async () => {
+    server.handle((_request, response) =>
+      json(response, 200, {
+        text: 'Bom dia. Bom dia, doutora. Ele vomitou.',
+        duration: 23.7,
+        segments: [
+          { type: 'transcript.text.segment', id: 'seg_0', start: 0, end: 1.2, text: 'Bom dia.', speaker: 'A' },
+          { type: 'transcript.text.segment', id: 'seg_1', start: 1.4, end: 2.5, text: 'Bom dia, doutora.', speaker: 'B' },
+          { type: 'transcript.text.segment', id: 'seg_2', start: 2.6, end: 3.9, text: 'Ele vomitou.', speaker: 'B' },
+        ],
+      }),
+    );
+    const diarizing = createOpenAiTranscriber({
+      baseUrl: server.baseUrl,
+      model: 'gpt-4o-transcribe-diarize',
+      timeoutMs: 5_000,
+      diarize: true,
+    });
+    const transcript = await diarizing.transcribe(fixtureInput(), signal());
+    const form = await formData(server.requests[0]!);
+    expect(form.get('response_format')).toBe('diarized_json');
+    expect(form.get('chunking_strategy')).toBe('auto');
+    expect(transcript.segments.map((segment) => segment.speaker)).toEqual(['A', 'B', 'B']);
+    expect(transcript.text).toBe('A: Bom dia.\nB: Bom dia, doutora. Ele vomitou.');
+  });
+
   it.each([
     [429, 'TRANSCRIPTION_RATE_LIMITED'],
     [500, 'TRANSCRIPTION_UNAVAILABLE'],

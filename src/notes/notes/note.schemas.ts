@@ -93,7 +93,14 @@ export const CreatedNoteEnvelope = z
   .meta({ id: 'CreatedNoteResponse' });
 
 export const StatusResultSchema = z
-  .object({ status: TranscriptionStatusSchema, valid: z.boolean().meta({ description: 'false only when failed' }) })
+  .object({
+    status: TranscriptionStatusSchema,
+    valid: z.boolean().meta({ description: 'false only when failed' }),
+    progress: z.number().min(0).max(1).optional().meta({
+      description:
+        'Only while `processing` audio that is transcribed in chunks (longer than one request to the transcription server may carry): chunks done / chunks, 0-1',
+    }),
+  })
   .meta({ id: 'StatusResult' });
 
 export const NoteIdParams = z.object({ id: z.uuid() });

@@ -16,7 +16,14 @@ const TranscriptEnvelope = z
       text: z.string(),
       language: z.string().nullable(),
       duration_seconds: z.number().nullable(),
-      segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
+      segments: z.array(
+        z.object({
+          start: z.number().meta({ description: 'Seconds from the start of the whole audio' }),
+          end: z.number(),
+          text: z.string(),
+          speaker: z.string().optional().meta({ description: 'Speaker label when diarization is on (TRANSCRIPTION_DIARIZE), e.g. "A"' }),
+        }),
+      ),
       provider: z.string(),
       model: z.string().nullable(),
     }),

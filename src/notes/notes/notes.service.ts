@@ -43,10 +43,19 @@ export function prepareNoteReader(db: Db, publicBaseUrl: string) {
   };
 }
 
-/** The polling path: one primary-key lookup of two columns, prepared once. */
+/**
+ * The polling path: one primary-key lookup, prepared once. While a long note is processed in
+ * chunks, the share of chunks already transcribed comes along (a count over the note's few rows).
+ */
 export function prepareStatusLookup(db: Db) {
   const statement = db
-    .select({ clinicId: notes.clinicId, status: notes.transcriptionStatus })
+    .select({
+      clinicId: notes.clinicId,
+      status: notes.transcriptionStatus,
+      progress: sql<number | null>`case when notes.transcription_status = 'processing' then (
+        select (count(*) filter (where c.transcript is not null))::float8 / nullif(count(*), 0)
+        from note_transcript_chunks c where c.note_id = notes.id) end`.as('progress'),
+    })
     .from(notes)
     .where(eq(notes.id, sql.placeholder('id')))
     .prepare('note_status');
@@ -54,6 +63,7 @@ export function prepareStatusLookup(db: Db) {
     const [row] = await statement.execute({ id });
     if (!row) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
     if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This note belongs to another clinic');
-    return { status: row.status, valid: row.status !== 'failed' };
+    const progress = row.progress === null ? undefined : Math.round(Number(row.progress) * 1000) / 1000;
+    return { status: row.status, valid: row.status !== 'failed', ...(progress === undefined ? {} : { progress }) };
   };
 }

@@ -25,6 +25,7 @@ export function createConfiguredProviders(
           model: config.TRANSCRIPTION_MODEL,
           language: config.TRANSCRIPTION_LANGUAGE,
           timeoutMs: REMOTE_TIMEOUT_MS,
+          diarize: config.TRANSCRIPTION_DIARIZE,
         })
       : createSandboxTranscriber({ delayMs: config.SANDBOX_TRANSCRIPTION_DELAY_MS });
   const sectioner =

@@ -6,10 +6,11 @@ import type { Drafter } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
+import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, completeNote, failNote, releaseNote } from '../notes/notes.repo.ts';
-import { CONTENT_TYPES } from '../upload/audio-format.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
+import { forgetChunks, transcribeNoteAudio } from './chunked-transcription.ts';
 import { writeSections } from './write-sections.ts';
 
 export interface PipelineDeps {
@@ -29,6 +30,10 @@ export interface PipelineDeps {
   concurrency: number;
   /** Records note.completed / note.failed in the transaction of the status change (webhooks). */
   events: NoteEvents;
+  /** What one request to the transcription server may carry; longer audio is sent in chunks. */
+  transcriptionLimits: RequestLimits | null;
+  /** Where chunks of long audio are cut to (one directory per note, removed afterwards). */
+  tempDir: string;
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
@@ -63,18 +68,19 @@ export function transcribeJob(deps: PipelineDeps) {
         return;
       }
       try {
-        const transcript = await deps.transcriber.transcribe(
+        const transcript = await transcribeNoteAudio(
           {
-            openAudio: () => deps.storage.open(note.audioKey),
-            fileName: note.audioName ?? `${note.id}.${note.audioFormat}`,
-            format: note.audioFormat,
-            contentType: CONTENT_TYPES[note.audioFormat],
-            sizeBytes: note.audioBytes,
-            durationSeconds: note.audioDurationSeconds,
-            sha256: note.audioSha256,
-            patientName: note.name,
+            db: deps.db,
+            storage: deps.storage,
+            transcriber: deps.transcriber,
+            limits: deps.transcriptionLimits,
+            tempRoot: deps.tempDir,
+            retryDelaySeconds: deps.retryDelaySeconds,
+            staleTempSeconds: deps.timeoutSeconds * 2 + 60,
           },
+          note,
           signal,
+          logger,
         );
         const written = await writeSections(
           note.noteStyle,
@@ -102,6 +108,7 @@ export function transcribeJob(deps: PipelineDeps) {
           written,
           deps.events,
         );
+        await forgetChunks(deps.db, noteId);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
           'note completed',

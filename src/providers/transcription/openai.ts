@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
+import { segmentsText } from './chunks/stitch.ts';
 import { AudioReadError, multipartBody } from './multipart.ts';
 import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';
 
@@ -16,6 +17,8 @@ export interface OpenAiTranscriberOptions {
   /** ISO 639-1 hint for the model; default `pt`. */
   language?: string;
   timeoutMs: number;
+  /** Ask for speaker labels: `response_format=diarized_json` (OpenAI `gpt-4o-transcribe-diarize`). */
+  diarize?: boolean;
 }
 
 const codes = errorCodes('TRANSCRIPTION');
@@ -25,7 +28,9 @@ const VerboseResponse = z.object({
   text: z.string(),
   language: z.string().nullish(),
   duration: z.number().nullish(),
-  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })).nullish(),
+  segments: z
+    .array(z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.union([z.string(), z.number()]).nullish() }))
+    .nullish(),
 });
 
 // verbose_json names the language in English ("portuguese"); the port wants ISO 639-1.
@@ -45,21 +50,29 @@ function languageCode(reported: string | null | undefined, requested: string): s
   return LANGUAGE_CODES[lower] ?? null;
 }
 
+type ResponseFormat = 'verbose_json' | 'diarized_json' | 'json';
+
 /** Some servers (and older whisper.cpp builds) only speak `json`; they say so with a 400. */
-function rejectsVerboseJson(response: ProviderResponse): boolean {
-  return response.status === 400 && /response_format|verbose_json/i.test(serverMessage(response.body));
+function rejectsFormat(response: ProviderResponse): boolean {
+  return response.status === 400 && /response_format|verbose_json|diarized_json/i.test(serverMessage(response.body));
 }
 
 export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): TranscriptionProvider {
   const language = options.language ?? 'pt';
   const secrets = [options.apiKey];
+  /** The server refused the richer format once (gpt-4o-transcribe, older whisper.cpp): ask for `json`. */
+  let jsonOnly = false;
 
-  async function request(input: TranscriptionInput, responseFormat: 'verbose_json' | 'json', signal: AbortSignal) {
+  // A diarizing model refuses audio over 30 s unless the server may cut it at silences itself.
+  const formatFields = (format: ResponseFormat): Record<string, string> =>
+    format === 'diarized_json' ? { response_format: format, chunking_strategy: 'auto' } : { response_format: format };
+
+  async function request(input: TranscriptionInput, responseFormat: ResponseFormat, signal: AbortSignal) {
     return send({
       url: endpoint(options.baseUrl, 'audio/transcriptions'),
       init: (requestSignal) => {
         const multipart = multipartBody(
-          { model: options.model, language, response_format: responseFormat },
+          { model: options.model, language, ...formatFields(responseFormat) },
           {
             fieldName: 'file',
             // The server infers the codec from the extension; the patient's file name is not its business.
@@ -120,18 +133,29 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
     name: 'openai',
     async transcribe(input, signal): Promise<Transcript> {
       // An already-aborted signal is handled by send(), like an abort in flight.
-      let response = await request(input, 'verbose_json', signal);
-      if (rejectsVerboseJson(response)) response = await request(input, 'json', signal);
+      let response = await request(input, jsonOnly ? 'json' : options.diarize ? 'diarized_json' : 'verbose_json', signal);
+      if (!jsonOnly && rejectsFormat(response)) {
+        // Remembered: the chunks of a long note would otherwise each be uploaded twice.
+        jsonOnly = true;
+        response = await request(input, 'json', signal);
+      }
       if (response.status < 200 || response.status >= 300) throw statusError(response, { codes, serverName, secrets });
 
       const body = parse(response);
+      const segments = (body.segments ?? [])
+        .map((segment) => ({
+          start: segment.start,
+          end: segment.end,
+          text: segment.text.trim(),
+          ...(segment.speaker != null && segment.speaker !== '' ? { speaker: String(segment.speaker) } : {}),
+        }))
+        .filter((segment) => segment.text !== '');
       return {
-        text: body.text.trim(),
+        // With speakers, the text says who speaks: one "A: ..." line per turn.
+        text: segments.some((segment) => segment.speaker) ? segmentsText(segments) : body.text.trim(),
         language: languageCode(body.language, language),
         durationSeconds: body.duration ?? input.durationSeconds,
-        segments: (body.segments ?? [])
-          .map((segment) => ({ start: segment.start, end: segment.end, text: segment.text.trim() }))
-          .filter((segment) => segment.text !== ''),
+        segments,
         provider: 'openai',
         model: options.model,
       };

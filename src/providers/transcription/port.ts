@@ -9,6 +9,8 @@ export interface TranscriptSegment {
   start: number;
   end: number;
   text: string;
+  /** The server's speaker label (diarization), e.g. `A`; absent when it gives none. */
+  speaker?: string;
 }
 
 export interface Transcript {

@@ -16,6 +16,7 @@ export * from './idempotency-keys.ts';
 export * from './leads.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';
+export * from './note-transcript-chunks.ts';
 export * from './notes.ts';
 export * from './notes-api-key-usage.ts';
 export * from './notes-api-keys.ts';

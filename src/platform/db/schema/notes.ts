@@ -58,7 +58,7 @@ export interface StoredTranscript {
   text: string;
   language: string | null;
   duration_seconds: number | null;
-  segments: { start: number; end: number; text: string }[];
+  segments: { start: number; end: number; text: string; speaker?: string }[];
   provider: string;
   model: string | null;
 }

@@ -1,0 +1,240 @@
+// Transcription of a note's audio within the server's request limits: audio over a limit is cut
+// into overlapping chunks (packet copies, no re-encoding) that are sent a few at a time, each with
+// its own retries; each chunk's transcript is stored as it arrives, so a later attempt sends only
+// the chunks still missing. Temporary files live in one directory per note, removed afterwards
+// (and by the next attempt or any later job when a crash left them).
+
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../../platform/db/client.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { ProviderError } from '../../providers/provider-error.ts';
+import type { AudioStorage } from '../../providers/storage/port.ts';
+import { type ChunkRange, clock, planChunks, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
+import { AudioSplitError, type AudioSplitter, openSplitter } from '../../providers/transcription/chunks/split.ts';
+import { type ChunkTranscript, stitch } from '../../providers/transcription/chunks/stitch.ts';
+import type { Transcript, TranscriptionInput, TranscriptionProvider } from '../../providers/transcription/port.ts';
+import type { NoteRow } from '../notes/notes.repo.ts';
+import { CONTENT_TYPES } from '../upload/audio-format.ts';
+import { deleteChunks, recordChunkPlan, saveChunkTranscript } from './chunks.repo.ts';
+
+export interface ChunkedTranscriptionDeps {
+  db: Db;
+  storage: AudioStorage;
+  transcriber: TranscriptionProvider;
+  /** The server's request limits; null = send every audio whole (the sandbox). */
+  limits: RequestLimits | null;
+  /** Parent of the per-note temporary directories. */
+  tempRoot: string;
+  /** First delay between attempts of one chunk; doubles each time. */
+  retryDelaySeconds: number;
+  /** A per-note directory older than this belongs to a dead job and is removed. */
+  staleTempSeconds: number;
+}
+
+/** Requests per chunk before its failure is the note's (the job may still retry the note). */
+export const CHUNK_ATTEMPTS = 3;
+const MAX_CHUNK_RETRY_DELAY_MS = 60_000;
+
+export async function transcribeNoteAudio(
+  deps: ChunkedTranscriptionDeps,
+  note: NoteRow,
+  signal: AbortSignal,
+  logger: Pick<Logger, 'info' | 'warn'>,
+): Promise<Transcript> {
+  const input: TranscriptionInput = {
+    openAudio: () => deps.storage.open(note.audioKey),
+    fileName: note.audioName ?? `${note.id}.${note.audioFormat}`,
+    format: note.audioFormat,
+    contentType: CONTENT_TYPES[note.audioFormat],
+    sizeBytes: note.audioBytes,
+    durationSeconds: note.audioDurationSeconds,
+    sha256: note.audioSha256,
+    patientName: note.name,
+  };
+  const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
+  if (!plan || plan.length === 1) return deps.transcriber.transcribe(input, signal);
+
+  const done = await recordChunkPlan(deps.db, note.id, plan);
+  const dir = path.join(deps.tempRoot, note.id);
+  await sweepStaleDirs(deps.tempRoot, deps.staleTempSeconds * 1000);
+  // A crashed attempt at this note may have left its files: start clean.
+  await rm(dir, { recursive: true, force: true });
+  try {
+    const missing = plan.filter((chunk) => !done.has(chunk.index));
+    logger.info({ noteId: note.id, chunks: plan.length, missing: missing.length }, 'transcribing in chunks');
+    if (missing.length > 0) {
+      await mkdir(dir, { recursive: true });
+      const source = path.join(dir, `source.${note.audioFormat}`);
+      await copyStoredAudio(deps.storage, note.audioKey, source, signal);
+      const splitter = await openSplitter(source, note.audioFormat).catch((error) => {
+        throw unreadable(error);
+      });
+      try {
+        await runChunks(deps, { input, plan, missing, dir, splitter, done, noteId: note.id }, signal, logger);
+      } finally {
+        splitter.close();
+      }
+    }
+    const transcripts = plan.map((chunk) => done.get(chunk.index)!);
+    return {
+      ...stitch(plan, transcripts),
+      // The whole audio's, not the sum of chunks that overlap.
+      durationSeconds: note.audioDurationSeconds,
+      provider: deps.transcriber.name,
+      model: transcripts.find((transcript) => transcript.model)?.model ?? null,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function chunkPlan(note: NoteRow, limits: RequestLimits): ChunkRange[] {
+  try {
+    return planChunks(note.audioDurationSeconds, note.audioBytes, limits);
+  } catch (error) {
+    // Only a byte limit far below any real server's gets here; retrying cannot help.
+    throw new ProviderError(
+      'TRANSCRIPTION_LIMITS_TOO_SMALL',
+      `The audio cannot be cut to the request limits: ${(error as Error).message}`,
+      {
+        retryable: false,
+      },
+    );
+  }
+}
+
+/** Removes the chunks' stored transcripts once the note's own transcript is kept. */
+export const forgetChunks = deleteChunks;
+
+interface ChunkRun {
+  input: TranscriptionInput;
+  plan: ChunkRange[];
+  missing: ChunkRange[];
+  dir: string;
+  splitter: AudioSplitter;
+  done: Map<number, ChunkTranscript>;
+  noteId: string;
+}
+
+async function runChunks(
+  deps: ChunkedTranscriptionDeps,
+  run: ChunkRun,
+  signal: AbortSignal,
+  logger: Pick<Logger, 'info' | 'warn'>,
+): Promise<void> {
+  const limits = deps.limits!;
+  // The first chunk that fails for good stops the others; what they already received is kept.
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  let failure: unknown;
+  const queue = [...run.missing];
+  const worker = async () => {
+    for (let chunk = queue.shift(); chunk && !both.aborted; chunk = queue.shift()) {
+      try {
+        const transcript = await transcribeChunk(deps, run, chunk, both, logger);
+        await saveChunkTranscript(deps.db, run.noteId, chunk.index, transcript);
+        run.done.set(chunk.index, transcript);
+      } catch (error) {
+        failure ??= describeChunkFailure(error, chunk, run.plan.length);
+        stop.abort();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limits.concurrency, run.missing.length) }, worker));
+  if (failure) throw failure;
+  signal.throwIfAborted();
+}
+
+async function transcribeChunk(
+  deps: ChunkedTranscriptionDeps,
+  run: ChunkRun,
+  chunk: ChunkRange,
+  signal: AbortSignal,
+  logger: Pick<Logger, 'warn'>,
+): Promise<ChunkTranscript> {
+  const file = path.join(run.dir, `chunk-${chunk.index}.${run.input.format}`);
+  try {
+    const isLast = chunk.index === run.plan.length - 1;
+    const written = await run.splitter.cut(chunk.start, isLast ? Number.POSITIVE_INFINITY : chunk.end, file).catch((error) => {
+      throw unreadable(error);
+    });
+    const { size } = await stat(file);
+    const limit = deps.limits!.maxBytes;
+    if (limit > 0 && size > limit) {
+      throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `The chunk has ${size} bytes, over the ${limit}-byte request limit`, {
+        retryable: false,
+      });
+    }
+    const input: TranscriptionInput = {
+      ...run.input,
+      openAudio: () => createReadStream(file),
+      sizeBytes: size,
+      durationSeconds: written.durationSeconds,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const transcript = await deps.transcriber.transcribe(input, signal);
+        return {
+          offsetSeconds: written.offsetSeconds,
+          text: transcript.text,
+          language: transcript.language,
+          segments: transcript.segments,
+          model: transcript.model,
+        };
+      } catch (error) {
+        const retryable = error instanceof ProviderError ? error.retryable : true;
+        if (!retryable || attempt >= CHUNK_ATTEMPTS || signal.aborted) throw error;
+        const delayMs = Math.min(MAX_CHUNK_RETRY_DELAY_MS, deps.retryDelaySeconds * 1000 * 2 ** (attempt - 1));
+        logger.warn({ noteId: run.noteId, chunk: chunk.index, attempt, code: (error as ProviderError).code }, 'chunk failed; retrying');
+        await sleep(delayMs, undefined, { signal });
+      }
+    }
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/** The provider's code, with a message that says which part of the audio failed. */
+function describeChunkFailure(error: unknown, chunk: ChunkRange, count: number): unknown {
+  if (!(error instanceof ProviderError)) return error;
+  const where = `Chunk ${chunk.index + 1} of ${count} (${clock(chunk.start)}-${clock(chunk.end)} of the audio)`;
+  return new ProviderError(error.code, `${where}: ${error.message}`, { retryable: error.retryable, cause: error });
+}
+
+function unreadable(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const message = error instanceof AudioSplitError ? error.message : `the audio could not be split: ${(error as Error).message}`;
+  return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${message}`, { retryable: false, cause: error });
+}
+
+async function copyStoredAudio(storage: AudioStorage, key: string, target: string, signal: AbortSignal): Promise<void> {
+  try {
+    await pipeline(storage.open(key), createWriteStream(target), { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the stored audio: ${(error as Error).message}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+}
+
+/** Directories of jobs that died long ago (their notes were handed on or failed meanwhile). */
+async function sweepStaleDirs(root: string, olderThanMs: number): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return;
+  }
+  const before = Date.now() - olderThanMs;
+  for (const entry of entries) {
+    const dir = path.join(root, entry);
+    const info = await stat(dir).catch(() => null);
+    if (info && info.mtimeMs < before) await rm(dir, { recursive: true, force: true });
+  }
+}

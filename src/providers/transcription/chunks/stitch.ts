@@ -1,0 +1,171 @@
+// One transcript from the transcripts of overlapping chunks (see docs/providers.md#long-audio).
+//
+// The rule for timed segments: chunk i keeps the segments that start before its cut (the middle of
+// its overlap with chunk i+1) and do not reach its last half-second (a segment touching the edge
+// was heard cut off); chunk i+1 then contributes only segments whose middle lies after the end of
+// the last segment kept so far. A word spoken across the cut is therefore kept once, from the chunk
+// that heard it whole, as long as it is shorter than half the overlap.
+// Without segments (servers that only answer `json`), the texts are joined by dropping from the
+// later chunk the longest run of words that repeats the end of the earlier one.
+
+import type { TranscriptSegment } from '../port.ts';
+import { type ChunkRange, cutAfter } from './plan.ts';
+
+/** What one chunk's request returned, its segment times relative to the chunk's own start. */
+export interface ChunkTranscript {
+  /** Where the chunk starts in the whole audio, in seconds. */
+  offsetSeconds: number;
+  text: string;
+  language: string | null;
+  segments: TranscriptSegment[];
+  model?: string | null;
+}
+
+export interface StitchedTranscript {
+  text: string;
+  language: string | null;
+  segments: TranscriptSegment[];
+}
+
+/** A segment this close to a chunk's end (s) is taken as cut off there. */
+const EDGE_SECONDS = 0.5;
+/** The longest repeated run of words looked for between two texts without segments. */
+const MAX_TEXT_OVERLAP_WORDS = 60;
+
+export function stitch(chunks: ChunkRange[], transcripts: ChunkTranscript[]): StitchedTranscript {
+  const language = transcripts.find((transcript) => transcript.language)?.language ?? null;
+  const timed = transcripts.every((transcript) => transcript.segments.length > 0 || transcript.text.trim() === '');
+  if (!timed) return { text: joinTexts(transcripts.map((transcript) => transcript.text)), language, segments: [] };
+
+  const segments: TranscriptSegment[] = [];
+  let previous: TranscriptSegment[] = [];
+  let previousLabels = new Map<string, string>();
+  for (const [index, transcript] of transcripts.entries()) {
+    const range = chunks[index]!;
+    const cut = cutAfter(chunks, index);
+    const edge = index === chunks.length - 1 ? Number.POSITIVE_INFINITY : range.end - EDGE_SECONDS;
+    const absolute = transcript.segments.map((segment) => ({
+      ...segment,
+      start: round(segment.start + transcript.offsetSeconds),
+      end: round(segment.end + transcript.offsetSeconds),
+    }));
+    const speakers = relabel(previous, previousLabels, absolute, segments);
+    const keptUntil = segments.at(-1)?.end ?? Number.NEGATIVE_INFINITY;
+    for (const segment of absolute) {
+      const middle = (segment.start + segment.end) / 2;
+      if (middle <= keptUntil || segment.start >= cut || segment.end > edge) continue;
+      const speaker = segment.speaker === undefined ? undefined : speakers.get(segment.speaker);
+      // Times never go backwards, even when two servers' estimates of one word disagree slightly.
+      const start = Math.max(segment.start, segments.at(-1)?.end ?? 0);
+      segments.push({ start, end: Math.max(start, segment.end), text: segment.text, ...(speaker ? { speaker } : {}) });
+    }
+    previous = absolute;
+    previousLabels = speakers;
+  }
+  return { text: segmentsText(segments), language, segments };
+}
+
+/** The transcript text: segments joined, one `A: ...` line per speaker turn when there are speakers. */
+export function segmentsText(segments: TranscriptSegment[]): string {
+  if (!segments.some((segment) => segment.speaker)) return segments.map((segment) => segment.text).join(' ');
+  const lines: string[] = [];
+  let speaker: string | undefined;
+  for (const segment of segments) {
+    if (lines.length > 0 && segment.speaker === speaker) lines[lines.length - 1] += ` ${segment.text}`;
+    else lines.push(segment.speaker ? `${segment.speaker}: ${segment.text}` : segment.text);
+    speaker = segment.speaker;
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Speaker labels are per request: the server's "A" in one chunk need not be its "A" in the next.
+ * Labels of the later chunk are renamed after the earlier chunk's label that talks at the same
+ * time in their overlap (most shared seconds first). A single label left over takes the single
+ * known speaker left over; any other label not heard in the overlap gets a letter not yet used.
+ */
+function relabel(
+  earlier: TranscriptSegment[],
+  earlierLabels: Map<string, string>,
+  later: TranscriptSegment[],
+  kept: TranscriptSegment[],
+): Map<string, string> {
+  const labels = new Map<string, string>();
+  const laterLabels = [...new Set(later.flatMap((segment) => (segment.speaker ? [segment.speaker] : [])))];
+  if (laterLabels.length === 0) return labels;
+  if (earlier.length === 0) {
+    for (const label of laterLabels) labels.set(label, label);
+    return labels;
+  }
+  const shared: { from: string; to: string; seconds: number }[] = [];
+  for (const a of later) {
+    for (const b of earlier) {
+      const seconds = Math.min(a.end, b.end) - Math.max(a.start, b.start);
+      // The earlier chunk's labels were renamed already; compare with the names it was given.
+      const to = b.speaker ? earlierLabels.get(b.speaker) : undefined;
+      if (seconds > 0 && a.speaker && to) shared.push({ from: a.speaker, to, seconds });
+    }
+  }
+  const totals = new Map<string, { from: string; to: string; seconds: number }>();
+  for (const pair of shared) {
+    const key = `${pair.from}\0${pair.to}`;
+    const total = totals.get(key) ?? { ...pair, seconds: 0 };
+    total.seconds += pair.seconds;
+    totals.set(key, total);
+  }
+  const used = new Set<string>();
+  for (const pair of [...totals.values()].sort((x, y) => y.seconds - x.seconds)) {
+    if (labels.has(pair.from) || used.has(pair.to)) continue;
+    labels.set(pair.from, pair.to);
+    used.add(pair.to);
+  }
+  const known = new Set(kept.flatMap((segment) => (segment.speaker ? [segment.speaker] : [])));
+  const unmatched = laterLabels.filter((label) => !labels.has(label));
+  const unclaimed = [...known].filter((label) => !used.has(label));
+  // One new voice and one known speaker not heard in the overlap (the usual vet and tutor): the same person.
+  if (unmatched.length === 1 && unclaimed.length === 1) labels.set(unmatched[0]!, unclaimed[0]!);
+  const taken = new Set([...known, ...used]);
+  for (const label of laterLabels) {
+    if (labels.has(label)) continue;
+    const fresh = taken.has(label) ? nextFreeLabel(taken) : label;
+    labels.set(label, fresh);
+    taken.add(fresh);
+  }
+  return labels;
+}
+
+function nextFreeLabel(taken: Set<string>): string {
+  for (let n = 0; ; n++) {
+    const label = n < 26 ? String.fromCharCode(65 + n) : `S${n + 1}`;
+    if (!taken.has(label)) return label;
+  }
+}
+
+/** Joins chunk texts, dropping the words a later text repeats from the end of the text so far. */
+export function joinTexts(texts: string[]): string {
+  let words: string[] = [];
+  for (const text of texts) {
+    const next = text.split(/\s+/).filter(Boolean);
+    const repeated = longestRepeat(words, next);
+    words = words.concat(next.slice(repeated));
+  }
+  return words.join(' ');
+}
+
+const normal = (word: string) =>
+  word
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[^\p{L}\p{N}]/gu, '');
+
+function longestRepeat(before: string[], after: string[]): number {
+  const limit = Math.min(MAX_TEXT_OVERLAP_WORDS, before.length, after.length);
+  for (let n = limit; n >= 2; n--) {
+    let same = true;
+    for (let i = 0; i < n && same; i++) same = normal(before[before.length - n + i]!) === normal(after[i]!);
+    if (same) return n;
+  }
+  return 0;
+}
+
+const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
