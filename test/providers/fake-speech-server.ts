@@ -5,7 +5,7 @@
 // a real GPU server. Listens on 127.0.0.1 only.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,10 @@ export interface SpeechRequest {
   /** The seconds of the whole audio this request's audio holds (whole words only). */
   seconds: number[];
   status: number;
+  /** When the answer was sent. */
   at: number;
+  /** When the request arrived (a request of a worker killed mid-answer is recorded after it died). */
+  receivedAt: number;
 }
 
 export interface SpeechServerOptions {
@@ -56,10 +59,11 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
   let counter = 0;
   const requests: SpeechRequest[] = [];
 
-  const server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const contentLength = Number(req.headers['content-length'] ?? 0);
+    const receivedAt = Date.now();
     const record = (status: number, seconds: number[], responseFormat = '') =>
-      requests.push({ bytes: contentLength, responseFormat, seconds, status, at: Date.now() });
+      requests.push({ bytes: contentLength, responseFormat, seconds, status, at: Date.now(), receivedAt });
     if (contentLength > maxBytes) {
       req.resume();
       record(413, []);
@@ -128,6 +132,10 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
       });
     }
     return json(res, 200, { text });
+  };
+  // A client that dies mid-upload (a killed worker) aborts the body: drop that exchange quietly.
+  const server = createServer((req, res) => {
+    answer(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const fake: FakeSpeechServer = {
