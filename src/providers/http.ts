@@ -123,3 +123,46 @@ export function endpoint(baseUrl: string, path: string): string {
 export function authorization(apiKey: string | undefined): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
 }
+
+export interface ChatCompletionRequest {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  model: string;
+  system: string;
+  user: string;
+  /** A strict JSON schema for the answer (`json_schema`), or null to ask only for a JSON object. */
+  jsonSchema: object | null;
+  timeoutMs: number;
+}
+
+/**
+ * One `POST {base}/chat/completions` asking for a JSON answer at temperature 0, as every
+ * OpenAI-compatible server takes it; retries and fallbacks are the caller's.
+ */
+export function postChatCompletion(
+  request: ChatCompletionRequest,
+  signal: AbortSignal,
+  errors: Pick<SendOptions, 'codes' | 'serverName'>,
+): Promise<ProviderResponse> {
+  const body = {
+    model: request.model,
+    temperature: 0,
+    messages: [
+      { role: 'system', content: request.system },
+      { role: 'user', content: request.user },
+    ],
+    response_format: request.jsonSchema ? { type: 'json_schema', json_schema: request.jsonSchema } : { type: 'json_object' },
+  };
+  return send({
+    url: endpoint(request.baseUrl, 'chat/completions'),
+    init: {
+      method: 'POST',
+      headers: { ...authorization(request.apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    timeoutMs: request.timeoutMs,
+    signal,
+    ...errors,
+    secrets: [request.apiKey],
+  });
+}

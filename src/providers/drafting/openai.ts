@@ -6,7 +6,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { authorization, endpoint, errorCodes, type ProviderResponse, send, serverMessage, statusError } from '../http.ts';
+import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
 import { numberedLines, renderLines } from './lines.ts';
 import type { Drafter, DraftingInput, DraftOutcome } from './port.ts';
@@ -71,28 +71,8 @@ export function createOpenAiDrafter(options: OpenAiDrafterOptions): Drafter {
   const retryDelayMs = options.retryDelayMs ?? 1000;
 
   function request(transcript: string, format: Format, signal: AbortSignal) {
-    const body = {
-      model: options.model,
-      temperature: 0,
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: transcript },
-      ],
-      response_format: format === 'json_schema' ? { type: 'json_schema', json_schema: DRAFT_JSON_SCHEMA } : { type: 'json_object' },
-    };
-    return send({
-      url: endpoint(options.baseUrl, 'chat/completions'),
-      init: {
-        method: 'POST',
-        headers: { ...authorization(options.apiKey), 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      },
-      timeoutMs: options.timeoutMs,
-      signal,
-      codes,
-      serverName,
-      secrets,
-    });
+    const jsonSchema = format === 'json_schema' ? DRAFT_JSON_SCHEMA : null;
+    return postChatCompletion({ ...options, system: SYSTEM_PROMPT, user: transcript, jsonSchema }, signal, { codes, serverName });
   }
 
   /** One exchange: json_schema, then json_object when the server rejects it or the model refuses under it. */

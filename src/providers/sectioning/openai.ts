@@ -4,7 +4,7 @@
 // or not), as for the transcriber.
 
 import { z } from 'zod';
-import { authorization, endpoint, errorCodes, type ProviderResponse, send, serverMessage, statusError } from '../http.ts';
+import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, statusError } from '../http.ts';
 import { SECTIONS_JSON_SCHEMA, SYSTEM_PROMPT } from './openai-prompt.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectioningInput, type SectionLabel } from './port.ts';
 import { fold } from './sentences.ts';
@@ -102,29 +102,8 @@ export function createOpenAiSectioner(options: OpenAiSectionerOptions): Sectione
   const secrets = [options.apiKey];
 
   function request(input: SectioningInput, responseFormat: 'json_schema' | 'json_object', signal: AbortSignal) {
-    const body = {
-      model: options.model,
-      temperature: 0,
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content: input.text },
-      ],
-      response_format:
-        responseFormat === 'json_schema' ? { type: 'json_schema', json_schema: SECTIONS_JSON_SCHEMA } : { type: 'json_object' },
-    };
-    return send({
-      url: endpoint(options.baseUrl, 'chat/completions'),
-      init: {
-        method: 'POST',
-        headers: { ...authorization(options.apiKey), 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      },
-      timeoutMs: options.timeoutMs,
-      signal,
-      codes,
-      serverName,
-      secrets,
-    });
+    const jsonSchema = responseFormat === 'json_schema' ? SECTIONS_JSON_SCHEMA : null;
+    return postChatCompletion({ ...options, system: SYSTEM_PROMPT, user: input.text, jsonSchema }, signal, { codes, serverName });
   }
 
   return {
