@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
-import { requireSession } from './require-session.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
 import { login, logout, type SessionView } from './sessions.service.ts';
 
@@ -34,6 +33,7 @@ export async function authRoutes(app: AppInstance) {
   app.post(
     '/api/auth/login',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'Log in to the CRM',
         description:
@@ -55,6 +55,7 @@ export async function authRoutes(app: AppInstance) {
   app.post(
     '/api/auth/logout',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'Log out',
         description: 'Ends the session of the cookie (if any) and clears the cookie. Always 204.',
@@ -74,7 +75,7 @@ export async function authRoutes(app: AppInstance) {
   app.get(
     '/api/auth/session',
     {
-      onRequest: requireSession,
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Who am I',
         tags: ['CRM session'],

@@ -21,7 +21,7 @@ export async function externalContactRoutes(app: AppInstance) {
   app.put(
     '/workspaces/:workspace_id/contacts',
     {
-      config: { crmAuth: { scope: 'contacts:write' } },
+      config: { access: { crmScope: 'contacts:write' } },
       attachValidation: true,
       schema: {
         summary: 'Create, update or restore a contact',
@@ -61,7 +61,7 @@ export async function externalContactRoutes(app: AppInstance) {
   app.get(
     '/workspaces/:workspace_id/contacts/:contact_id',
     {
-      config: { crmAuth: { scope: 'contacts:read' } },
+      config: { access: { crmScope: 'contacts:read' } },
       schema: {
         summary: 'Read a contact (limited projection)',
         description: 'Never pets or the legacy id. A deleted or missing contact → 404 CONTACT_NOT_FOUND; a malformed id → 400.',
@@ -77,7 +77,7 @@ export async function externalContactRoutes(app: AppInstance) {
   app.delete(
     '/workspaces/:workspace_id/contacts/:contact_id',
     {
-      config: { crmAuth: { scope: 'contacts:delete' } },
+      config: { access: { crmScope: 'contacts:delete' } },
       schema: {
         summary: 'Soft-delete a contact',
         description:

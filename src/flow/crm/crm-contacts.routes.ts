@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/contact.schemas.ts';
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
 import { sessionCaller } from '../request-context.ts';
@@ -62,11 +61,11 @@ const tags = ['CRM contacts'];
 /** `W/contacts`: the CRM's own view of contacts (session; any user of the workspace). */
 export async function crmContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
 
   app.get(
     '/api/workspaces/:workspace_id/contacts',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'List contacts',
         description: 'Active contacts, most recently updated first; `q` matches name, phone or document (case-insensitive, partial).',
@@ -92,6 +91,7 @@ export async function crmContactRoutes(app: AppInstance) {
   app.get(
     '/api/workspaces/:workspace_id/contacts/:contact_id',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Read a contact with its pets',
         description: 'The full CRM record, including the legacy id and who last edited name/phone in the CRM.',
@@ -110,6 +110,7 @@ export async function crmContactRoutes(app: AppInstance) {
   app.patch(
     '/api/workspaces/:workspace_id/contacts/:contact_id',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Edit a contact',
         description:
@@ -137,6 +138,7 @@ export async function crmContactRoutes(app: AppInstance) {
   app.post(
     '/api/workspaces/:workspace_id/contacts/:contact_id/pets',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Add a pet to a contact',
         description: 'Pets are CRM data only: the external API never shows them.',

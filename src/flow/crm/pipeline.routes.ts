@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { LeadRow } from './pipeline.repo.ts';
 import { changeLead, createChat, createLead, createStage, getStages } from './pipeline.service.ts';
@@ -20,11 +19,11 @@ const tags = ['CRM pipeline'];
 /** `W/pipeline-stages`, `W/leads`, `W/chats`: what a survey trigger needs to find (session). */
 export async function pipelineRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
 
   app.get(
     '/api/workspaces/:workspace_id/pipeline-stages',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'List pipeline stages',
         description: 'Ordered by position. Any user of the workspace.',
@@ -43,6 +42,7 @@ export async function pipelineRoutes(app: AppInstance) {
   app.post(
     '/api/workspaces/:workspace_id/pipeline-stages',
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
         summary: 'Create a pipeline stage',
         description: 'Administrators only.',
@@ -62,6 +62,7 @@ export async function pipelineRoutes(app: AppInstance) {
   app.post(
     '/api/workspaces/:workspace_id/leads',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Open a lead for a contact',
         description: 'A contact has at most one active lead: a second → 409 ACTIVE_LEAD_EXISTS.',
@@ -79,6 +80,7 @@ export async function pipelineRoutes(app: AppInstance) {
   app.patch(
     '/api/workspaces/:workspace_id/leads/:lead_id',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Move a lead or finish it',
         description: '`status: finished` ends the lead (a survey trigger then finds no active lead).',
@@ -96,6 +98,7 @@ export async function pipelineRoutes(app: AppInstance) {
   app.post(
     '/api/workspaces/:workspace_id/chats',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Open a chat with a contact',
         description: "Survey messages go to the contact's newest chat. `channel` defaults to `whatsapp`.",

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { CONTACT_SYNC_POLICIES } from '../../platform/db/schema/index.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { sessionCaller } from '../request-context.ts';
 import { changeSyncPolicy, configureSurvey, readWorkspace } from './settings.service.ts';
 
@@ -19,12 +18,12 @@ const tags = ['CRM settings'];
 /** `W/survey-config` and `W/settings`: any user reads, administrators change. */
 export async function settingsRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
   const base = '/api/workspaces/:workspace_id';
 
   app.get(
     `${base}/survey-config`,
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Read the survey configuration',
         tags,
@@ -42,6 +41,7 @@ export async function settingsRoutes(app: AppInstance) {
   app.put(
     `${base}/survey-config`,
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
         summary: 'Configure satisfaction surveys',
         description: 'Administrators only. Enabling needs a pipeline stage of this workspace (the stage a surveyed lead moves to).',
@@ -61,6 +61,7 @@ export async function settingsRoutes(app: AppInstance) {
   app.get(
     `${base}/settings`,
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
         summary: 'Read workspace settings',
         tags,
@@ -77,6 +78,7 @@ export async function settingsRoutes(app: AppInstance) {
   app.patch(
     `${base}/settings`,
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
         summary: 'Change workspace settings',
         description: 'Administrators only.',

@@ -32,7 +32,7 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
   app.post(
     '/workspaces/:workspace_id/satisfaction-surveys',
     {
-      config: { crmAuth: { scope: 'satisfaction:write' } },
+      config: { access: { crmScope: 'satisfaction:write' } },
       attachValidation: true,
       schema: {
         summary: 'Trigger a satisfaction survey',

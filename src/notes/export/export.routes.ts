@@ -20,7 +20,7 @@ export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
   app.get(
     '/notes/:id/export',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
         summary: 'A completed note as a TXT or RTF download',
         description:

@@ -28,7 +28,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.post(
     '/api-keys',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
         summary: 'Create an API key for your clinic (administrator)',
         description: 'The key is returned once. A key never gets a permission or role its creator lacks.',
@@ -47,7 +47,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.get(
     '/api-keys',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
         summary: "List your clinic's API keys (never the keys themselves)",
         tags,
@@ -64,7 +64,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.delete(
     '/api-keys/:id',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
         summary: 'Revoke an API key',
         description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
@@ -84,7 +84,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.get(
     '/api-keys/:id/usage',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
         summary: 'Requests of a key per day and per endpoint, by status class',
         description: 'Window: `from`/`to` (UTC days, inclusive) or the last `days` days (default 30).',

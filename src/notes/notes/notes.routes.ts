@@ -43,7 +43,7 @@ export async function noteReadRoutes(
   app.get(
     '/notes',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
         summary: "List your clinic's notes, newest first, with filters that combine",
         tags,
@@ -58,7 +58,7 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id/transcription',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
         summary: 'The stored transcript of a completed note (`?format=txt` for plain text)',
         tags,
@@ -91,7 +91,7 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
         summary: 'A note with its sections',
         tags,
@@ -106,7 +106,7 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id/status',
     {
-      config: { notesAccess: 'notes:read', rateLimit: false },
+      config: { access: { notesPermission: 'notes:read' }, rateLimit: false },
       schema: {
         summary: 'Transcription status, for polling (not rate limited; every 5 s is plenty)',
         tags,

@@ -31,7 +31,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
   app.post(
     '/notes/:noteId/retry',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: { ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
     },
     async (request, reply) => {
@@ -44,7 +44,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
   app.post(
     '/transcripts/retry',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
         ...common,
         summary: 'Reprocess a failed note (by body)',

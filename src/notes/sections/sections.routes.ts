@@ -25,7 +25,7 @@ export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
   app.patch(
     '/note_sections',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
         summary: 'Update one section of a note',
         description:

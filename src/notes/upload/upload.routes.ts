@@ -16,7 +16,7 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
   app.post(
     '/notes',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
         summary: 'Create a note from the audio of a consultation',
         description:

@@ -19,7 +19,7 @@ import * as webhooks from './webhooks.service.ts';
 const security = [{ NotesApiKey: [] }];
 const tags = ['Webhooks'];
 // Managing where a clinic's notes are sent is an administrator's business.
-const config = { notesAccess: 'keys:manage' as const };
+const config = { access: { notesPermission: 'keys:manage' } as const };
 
 export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDeps) {
   app.post(

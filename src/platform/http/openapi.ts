@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { declarePublic } from './route-registry.ts';
 
 /** One published API: its routes live under `prefix`, and it gets its own OpenAPI document. */
 export interface ApiDescription {
@@ -32,19 +33,22 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
 
   for (const api of apis) {
     let cached: OpenAPIV3_1.Document | undefined;
-    app.get(`${api.prefix}/openapi.json`, { schema: { hide: true } }, async () => {
+    app.get(`${api.prefix}/openapi.json`, { config: { access: 'public' }, schema: { hide: true } }, async () => {
       cached ??= sliceDocument(app.swagger() as OpenAPIV3_1.Document, api, publicBaseUrl);
       return cached;
     });
   }
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: {
-      urls: apis.map((api) => ({ name: api.title, url: `${api.prefix}/openapi.json` })),
-      deepLinking: true,
-    },
-    staticCSP: true,
+  await app.register(async (scope) => {
+    declarePublic(scope);
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: {
+        urls: apis.map((api) => ({ name: api.title, url: `${api.prefix}/openapi.json` })),
+        deepLinking: true,
+      },
+      staticCSP: true,
+    });
   });
 }
 
