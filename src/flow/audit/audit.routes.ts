@@ -41,6 +41,7 @@ export async function auditRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'listContactAuditLogs',
         summary: "A contact's external API audit trail",
         description:
           'One entry per successful external PUT/DELETE, newest first, kept AUDIT_RETENTION_DAYS (90) days. Administrators only.',

@@ -35,11 +35,13 @@ export async function authRoutes(app: AppInstance) {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'login',
         summary: 'Log in to the CRM',
         description:
           'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
           'with the same body either way; failures count toward the per-IP brute-force limit (429).',
         tags: ['CRM session'],
+        security: [],
         body: LoginBody,
         response: { 200: SessionSchema, ...errorResponses(401, 422, 429) },
       },
@@ -57,6 +59,7 @@ export async function authRoutes(app: AppInstance) {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'logout',
         summary: 'Log out',
         description: 'Ends the session of the cookie (if any) and clears the cookie. Always 204.',
         tags: ['CRM session'],
@@ -77,6 +80,7 @@ export async function authRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getSession',
         summary: 'Who am I',
         tags: ['CRM session'],
         security: [{ CrmSession: [] }],

@@ -24,6 +24,7 @@ export async function externalContactRoutes(app: AppInstance) {
       config: { access: { crmScope: 'contacts:write' } },
       attachValidation: true,
       schema: {
+        operationId: 'upsertContact',
         summary: 'Create, update or restore a contact',
         description:
           'Matches by external_id, then document, then phone (normalised), soft-deleted contacts included. No match → ' +
@@ -63,6 +64,7 @@ export async function externalContactRoutes(app: AppInstance) {
     {
       config: { access: { crmScope: 'contacts:read' } },
       schema: {
+        operationId: 'getContact',
         summary: 'Read a contact (limited projection)',
         description: 'Never pets or the legacy id. A deleted or missing contact → 404 CONTACT_NOT_FOUND; a malformed id → 400.',
         tags,
@@ -79,6 +81,7 @@ export async function externalContactRoutes(app: AppInstance) {
     {
       config: { access: { crmScope: 'contacts:delete' } },
       schema: {
+        operationId: 'deleteContact',
         summary: 'Soft-delete a contact',
         description:
           'Idempotent: 204 also when the contact is already deleted (each success is audited). An id the workspace never ' +

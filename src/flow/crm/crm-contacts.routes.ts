@@ -67,6 +67,7 @@ export async function crmContactRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'listWorkspaceContacts',
         summary: 'List contacts',
         description: 'Active contacts, most recently updated first; `q` matches name, phone or document (case-insensitive, partial).',
         tags,
@@ -93,6 +94,7 @@ export async function crmContactRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getWorkspaceContact',
         summary: 'Read a contact with its pets',
         description: 'The full CRM record, including the legacy id and who last edited name/phone in the CRM.',
         tags,
@@ -112,6 +114,7 @@ export async function crmContactRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'editWorkspaceContact',
         summary: 'Edit a contact',
         description:
           'Same field rules as the external upsert (phone normalised, 409 on duplicates). A change of name or phone marks it ' +
@@ -140,6 +143,7 @@ export async function crmContactRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'addContactPet',
         summary: 'Add a pet to a contact',
         description: 'Pets are CRM data only: the external API never shows them.',
         tags,

@@ -25,6 +25,7 @@ export async function pipelineRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'listPipelineStages',
         summary: 'List pipeline stages',
         description: 'Ordered by position. Any user of the workspace.',
         tags,
@@ -44,6 +45,7 @@ export async function pipelineRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'createPipelineStage',
         summary: 'Create a pipeline stage',
         description: 'Administrators only.',
         tags,
@@ -64,6 +66,7 @@ export async function pipelineRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'createLead',
         summary: 'Open a lead for a contact',
         description: 'A contact has at most one active lead: a second → 409 ACTIVE_LEAD_EXISTS.',
         tags,
@@ -82,6 +85,7 @@ export async function pipelineRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'updateLead',
         summary: 'Move a lead or finish it',
         description: '`status: finished` ends the lead (a survey trigger then finds no active lead).',
         tags,
@@ -100,6 +104,7 @@ export async function pipelineRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'createChat',
         summary: 'Open a chat with a contact',
         description: "Survey messages go to the contact's newest chat. `channel` defaults to `whatsapp`.",
         tags,

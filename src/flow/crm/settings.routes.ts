@@ -25,6 +25,7 @@ export async function settingsRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getSurveyConfig',
         summary: 'Read the survey configuration',
         tags,
         security,
@@ -43,6 +44,7 @@ export async function settingsRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'configureSurvey',
         summary: 'Configure satisfaction surveys',
         description: 'Administrators only. Enabling needs a pipeline stage of this workspace (the stage a surveyed lead moves to).',
         tags,
@@ -63,6 +65,7 @@ export async function settingsRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getWorkspaceSettings',
         summary: 'Read workspace settings',
         tags,
         security,
@@ -80,6 +83,7 @@ export async function settingsRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'updateWorkspaceSettings',
         summary: 'Change workspace settings',
         description: 'Administrators only.',
         tags,

@@ -37,6 +37,7 @@ export async function externalRoutes(app: AppInstance, { module }: { module: Flo
     {
       config: { access: { crmScope: null, allowSuspendedBilling: true } },
       schema: {
+        operationId: 'getKeyIdentity',
         summary: 'The workspace and key behind the bearer token',
         description: 'Any valid, non-revoked key; answers even while the workspace billing is suspended.',
         tags: ['CRM external'],

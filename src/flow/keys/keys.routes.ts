@@ -53,6 +53,7 @@ export async function keyRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'issueCrmApiKey',
         summary: 'Issue a CRM API key',
         description: 'Administrator session of the workspace. The token is in this response only; only its SHA-256 is stored.',
         tags,
@@ -73,6 +74,7 @@ export async function keyRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'listCrmApiKeys',
         summary: 'List the active CRM API keys',
         description: 'Revoked keys are not listed; tokens never are. `last_used_at` is updated at most once a minute.',
         tags,
@@ -95,6 +97,7 @@ export async function keyRoutes(app: AppInstance) {
     {
       config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'revokeCrmApiKey',
         summary: 'Revoke a CRM API key',
         description: 'Takes effect on the next request, on every process. Revoking a revoked key is a no-op (204).',
         tags,

@@ -35,6 +35,7 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
       config: { access: { crmScope: 'satisfaction:write' } },
       attachValidation: true,
       schema: {
+        operationId: 'triggerSatisfactionSurvey',
         summary: 'Trigger a satisfaction survey',
         description:
           'Needs an active contact with an active lead (else 404). Answers 200 `triggered: true` when the survey ' +

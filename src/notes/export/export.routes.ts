@@ -22,6 +22,7 @@ export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
     {
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'exportNote',
         summary: 'A completed note as a TXT or RTF download',
         description:
           'Patient header (name, gender, date, external id) and every section in order. TXT is UTF-8; RTF has blue bold ' +

@@ -30,6 +30,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
     {
       config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create an API key for your clinic (administrator)',
         description: 'The key is returned once. A key never gets a permission or role its creator lacks.',
         tags,
@@ -49,6 +50,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
     {
       config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'listApiKeys',
         summary: "List your clinic's API keys (never the keys themselves)",
         tags,
         security,
@@ -66,6 +68,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
     {
       config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
         tags,
@@ -86,6 +89,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
     {
       config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'getApiKeyUsage',
         summary: 'Requests of a key per day and per endpoint, by status class',
         description: 'Window: `from`/`to` (UTC days, inclusive) or the last `days` days (default 30).',
         tags,

@@ -45,6 +45,7 @@ export async function noteReadRoutes(
     {
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'listNotes',
         summary: "List your clinic's notes, newest first, with filters that combine",
         tags,
         security,
@@ -60,6 +61,7 @@ export async function noteReadRoutes(
     {
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'getNoteTranscription',
         summary: 'The stored transcript of a completed note (`?format=txt` for plain text)',
         tags,
         security,
@@ -93,6 +95,7 @@ export async function noteReadRoutes(
     {
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'getNote',
         summary: 'A note with its sections',
         tags,
         security,
@@ -108,6 +111,7 @@ export async function noteReadRoutes(
     {
       config: { access: { notesPermission: 'notes:read' }, rateLimit: false },
       schema: {
+        operationId: 'getNoteStatus',
         summary: 'Transcription status, for polling (not rate limited; every 5 s is plenty)',
         tags,
         security,

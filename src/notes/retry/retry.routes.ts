@@ -32,7 +32,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
     '/notes/:noteId/retry',
     {
       config: { access: { notesPermission: 'notes:write' } },
-      schema: { ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
+      schema: { operationId: 'retryNote', ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
     },
     async (request, reply) => {
       const result = await retryNote(deps, notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
@@ -47,6 +47,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
       config: { access: { notesPermission: 'notes:write' } },
       schema: {
         ...common,
+        operationId: 'retryTranscript',
         summary: 'Reprocess a failed note (by body)',
         // A malformed id is a 400, as in the path of /notes/{noteId}/retry (DECISIONS §4), not a
         // schema 422: the body schema takes any string and the handler checks it.

@@ -27,6 +27,7 @@ export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
     {
       config: { access: { notesPermission: 'notes:write' } },
       schema: {
+        operationId: 'updateNoteSection',
         summary: 'Update one section of a note',
         description:
           'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally. ' +

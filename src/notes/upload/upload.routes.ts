@@ -18,6 +18,7 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
     {
       config: { access: { notesPermission: 'notes:write' } },
       schema: {
+        operationId: 'createNote',
         summary: 'Create a note from the audio of a consultation',
         description:
           '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +

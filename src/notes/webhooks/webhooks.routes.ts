@@ -27,6 +27,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint (administrator)',
         description:
           'Events are POSTed as JSON `{type, timestamp, data}` signed per Standard Webhooks (`webhook-id`, ' +
@@ -48,6 +49,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'listWebhooks',
         summary: "List your clinic's webhook endpoints",
         tags,
         security,
@@ -65,6 +67,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'getWebhook',
         summary: 'A webhook endpoint',
         tags,
         security,
@@ -80,6 +83,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'updateWebhook',
         summary: 'Change the URL, events, description or enabled state of an endpoint',
         tags,
         security,
@@ -99,6 +103,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'deleteWebhook',
         summary: 'Delete an endpoint and its delivery log; pending deliveries are dropped',
         tags,
         security,
@@ -117,6 +122,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Replace the signing secret; the old one keeps signing alongside for 24 h',
         description: 'During the overlap `webhook-signature` carries two signatures: `v1,<new> v1,<old>`.',
         tags,
@@ -133,6 +139,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'Deliveries to this endpoint, newest first (paginated)',
         tags,
         security,
@@ -152,6 +159,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Send a delivered or failed event again (same webhook-id), as a new delivery',
         tags,
         security,
@@ -170,6 +178,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'testWebhook',
         summary: 'Send a `webhook.test` event to this endpoint',
         tags,
         security,
