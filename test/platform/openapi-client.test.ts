@@ -61,6 +61,34 @@ describe('a typed client generated from each served document', () => {
     expect(documents[name as 'notes'].info.license).toMatchObject({ name: 'MIT' });
   });
 
+  it("documents each route's security as its declared access demands", () => {
+    const schemeOf = (access: unknown): string | null => {
+      if (access === 'public') return null;
+      const kind = Object.keys(access as object);
+      if (kind.includes('notesPermission')) return 'NotesApiKey';
+      if (kind.includes('crmScope')) return 'CrmBearer';
+      if (kind.includes('crmSessionRole')) return 'CrmSession';
+      throw new Error(`unknown access ${JSON.stringify(access)}`);
+    };
+    // Logout is public (always 204) but reads the session cookie when there is one.
+    const optionalSession = new Set(['POST /flow/v1/api/auth/logout']);
+    let checked = 0;
+    for (const route of app.vetflow.routes) {
+      const prefix = ['/notes/v1', '/flow/v1'].find((candidate) => route.url.startsWith(`${candidate}/`));
+      const document = prefix === '/notes/v1' ? documents.notes : documents.flow;
+      const operation = prefix
+        ? document.paths[route.url.slice(prefix.length).replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
+        : undefined;
+      if (!operation) continue;
+      const label = `${route.method} ${route.url}`;
+      const scheme = schemeOf(route.access);
+      if (optionalSession.has(label)) expect(operation.security, label).toEqual([{ CrmSession: [] }]);
+      else expect(operation.security, label).toEqual(scheme ? [{ [scheme]: [] }] : []);
+      checked++;
+    }
+    expect(checked).toBe(operationsOf(documents.notes).length + operationsOf(documents.flow).length);
+  });
+
   it('gives each document only the components its own operations use', () => {
     const notesSchemas = Object.keys(documents.notes.components.schemas);
     const crmSchemas = Object.keys(documents.flow.components.schemas);
