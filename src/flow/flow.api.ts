@@ -23,6 +23,7 @@ export const flowApiDescription: ApiDescription = {
     CrmBearer: { type: 'http', scheme: 'bearer', description: '`crm_live_...` token bound to one workspace' },
     CrmSession: { type: 'apiKey', in: 'cookie', name: 'vetflow_session', description: 'CRM user session (login)' },
   },
+  securityByAccess: { crmScope: 'CrmBearer', crmSessionRole: 'CrmSession' },
 };
 
 /** The /flow/v1 tree: CRM sessions, keys, contacts, pipeline and settings (`/api`), and the ERP-facing `/external` API. */

@@ -46,7 +46,6 @@ export async function auditRoutes(app: AppInstance) {
         description:
           'One entry per successful external PUT/DELETE, newest first, kept AUDIT_RETENTION_DAYS (90) days. Administrators only.',
         tags: ['CRM contacts'],
-        security: [{ CrmSession: [] }],
         params: z.object({ workspace_id: UuidSchema, contact_id: UuidSchema }),
         querystring: PageQuery,
         response: { 200: z.object({ data: z.array(AuditEntry), meta: PageMeta }), ...errorResponses(400, 401, 403, 404, 422) },

@@ -41,7 +41,6 @@ export async function authRoutes(app: AppInstance) {
           'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
           'with the same body either way; failures count toward the per-IP brute-force limit (429).',
         tags: ['CRM session'],
-        security: [],
         body: LoginBody,
         response: { 200: SessionSchema, ...errorResponses(401, 422, 429) },
       },
@@ -63,6 +62,7 @@ export async function authRoutes(app: AppInstance) {
         summary: 'Log out',
         description: 'Ends the session of the cookie (if any) and clears the cookie. Always 204.',
         tags: ['CRM session'],
+        // Public (always 204), yet it reads the session cookie when there is one.
         security: [{ CrmSession: [] }],
         response: { 204: z.null().describe('Logged out') },
       },
@@ -83,7 +83,6 @@ export async function authRoutes(app: AppInstance) {
         operationId: 'getSession',
         summary: 'Who am I',
         tags: ['CRM session'],
-        security: [{ CrmSession: [] }],
         response: { 200: SessionSchema, ...errorResponses(401) },
       },
     },

@@ -55,7 +55,6 @@ function toFull(contact: ContactRow, pets: PetRow[]) {
   };
 }
 
-const security = [{ CrmSession: [] }];
 const tags = ['CRM contacts'];
 
 /** `W/contacts`: the CRM's own view of contacts (session; any user of the workspace). */
@@ -71,7 +70,6 @@ export async function crmContactRoutes(app: AppInstance) {
         summary: 'List contacts',
         description: 'Active contacts, most recently updated first; `q` matches name, phone or document (case-insensitive, partial).',
         tags,
-        security,
         params: WorkspaceParams,
         querystring: PageQuery.extend({ q: z.string().max(200).optional() }),
         response: { 200: z.object({ data: z.array(ContactProjection), meta: PageMeta }), ...errorResponses(400, 401, 403, 422) },
@@ -98,7 +96,6 @@ export async function crmContactRoutes(app: AppInstance) {
         summary: 'Read a contact with its pets',
         description: 'The full CRM record, including the legacy id and who last edited name/phone in the CRM.',
         tags,
-        security,
         params: ContactParams,
         response: { 200: FullContact, ...errorResponses(400, 401, 403, 404) },
       },
@@ -120,7 +117,6 @@ export async function crmContactRoutes(app: AppInstance) {
           'Same field rules as the external upsert (phone normalised, 409 on duplicates). A change of name or phone marks it ' +
           '"edited in flow": under the `flow` sync policy the ERP no longer overwrites it.',
         tags,
-        security,
         params: ContactParams,
         body: ContactEditBody,
         response: { 200: FullContact, ...errorResponses(400, 401, 403, 404, 409, 422) },
@@ -147,7 +143,6 @@ export async function crmContactRoutes(app: AppInstance) {
         summary: 'Add a pet to a contact',
         description: 'Pets are CRM data only: the external API never shows them.',
         tags,
-        security,
         params: ContactParams,
         body: PetBody,
         response: { 201: Pet, ...errorResponses(400, 401, 403, 404, 422) },

@@ -12,7 +12,6 @@ const Settings = z
     contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES).describe('`flow`: CRM edits of name/phone win; `erp`: the ERP always wins'),
   })
   .meta({ id: 'WorkspaceSettings' });
-const security = [{ CrmSession: [] }];
 const tags = ['CRM settings'];
 
 /** `W/survey-config` and `W/settings`: any user reads, administrators change. */
@@ -28,7 +27,6 @@ export async function settingsRoutes(app: AppInstance) {
         operationId: 'getSurveyConfig',
         summary: 'Read the survey configuration',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404) },
       },
@@ -48,7 +46,6 @@ export async function settingsRoutes(app: AppInstance) {
         summary: 'Configure satisfaction surveys',
         description: 'Administrators only. Enabling needs a pipeline stage of this workspace (the stage a surveyed lead moves to).',
         tags,
-        security,
         params: WorkspaceParams,
         body: z.strictObject({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }),
         response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404, 422) },
@@ -68,7 +65,6 @@ export async function settingsRoutes(app: AppInstance) {
         operationId: 'getWorkspaceSettings',
         summary: 'Read workspace settings',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: Settings, ...errorResponses(400, 401, 403, 404) },
       },
@@ -87,7 +83,6 @@ export async function settingsRoutes(app: AppInstance) {
         summary: 'Change workspace settings',
         description: 'Administrators only.',
         tags,
-        security,
         params: WorkspaceParams,
         body: z.strictObject({ contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES) }),
         response: { 200: Settings, ...errorResponses(400, 401, 403, 404, 422) },

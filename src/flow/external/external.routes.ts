@@ -41,7 +41,6 @@ export async function externalRoutes(app: AppInstance, { module }: { module: Flo
         summary: 'The workspace and key behind the bearer token',
         description: 'Any valid, non-revoked key; answers even while the workspace billing is suspended.',
         tags: ['CRM external'],
-        security: [{ CrmBearer: [] }],
         response: { 200: Identity, ...errorResponses(401, 429) },
       },
     },

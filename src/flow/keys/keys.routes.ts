@@ -41,7 +41,6 @@ function toKeyBody(key: ApiKeyRow) {
   };
 }
 
-const security = [{ CrmSession: [] }];
 const tags = ['CRM API keys'];
 
 /** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
@@ -57,7 +56,6 @@ export async function keyRoutes(app: AppInstance) {
         summary: 'Issue a CRM API key',
         description: 'Administrator session of the workspace. The token is in this response only; only its SHA-256 is stored.',
         tags,
-        security,
         params: WorkspaceParams,
         body: NewKeyBody,
         response: { 201: IssuedKey, ...errorResponses(400, 401, 403, 404, 422) },
@@ -78,7 +76,6 @@ export async function keyRoutes(app: AppInstance) {
         summary: 'List the active CRM API keys',
         description: 'Revoked keys are not listed; tokens never are. `last_used_at` is updated at most once a minute.',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: z.object({ data: z.array(ListedKey), meta: z.object({ total: z.int() }) }), ...errorResponses(400, 401, 403) },
       },
@@ -101,7 +98,6 @@ export async function keyRoutes(app: AppInstance) {
         summary: 'Revoke a CRM API key',
         description: 'Takes effect on the next request, on every process. Revoking a revoked key is a no-op (204).',
         tags,
-        security,
         params: KeyParams,
         response: { 204: z.null().describe('Revoked'), ...errorResponses(400, 401, 403, 404) },
       },

@@ -43,7 +43,6 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
           'survey stage and a survey message is queued to the newest chat. Otherwise 200 `triggered: false` with the reason. ' +
           'Concurrent triggers send one survey. Invalid body or no identifier → 400.',
         tags: ['CRM external: surveys'],
-        security: [{ CrmBearer: [] }],
         params: z.object({ workspace_id: UuidSchema }),
         body: TriggerBody,
         response: { 200: TriggerResult, ...errorResponses(400, 401, 403, 404, 429) },

@@ -28,7 +28,6 @@ export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
           'Patient header (name, gender, date, external id) and every section in order. TXT is UTF-8; RTF has blue bold ' +
           'sans-serif titles and serif section text, each section in its own colour. 422 NOTE_NOT_COMPLETED before completion.',
         tags: ['Notes'],
-        security: [{ NotesApiKey: [] }],
         params: NoteIdParams,
         querystring: ExportQuery,
         response: {

@@ -30,7 +30,6 @@ const TranscriptEnvelope = z
   })
   .meta({ id: 'TranscriptResponse' });
 
-const security = [{ NotesApiKey: [] }];
 const tags = ['Notes'];
 
 export async function noteReadRoutes(
@@ -48,7 +47,6 @@ export async function noteReadRoutes(
         operationId: 'listNotes',
         summary: "List your clinic's notes, newest first, with filters that combine",
         tags,
-        security,
         querystring: ListNotesQuery,
         response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
@@ -64,7 +62,6 @@ export async function noteReadRoutes(
         operationId: 'getNoteTranscription',
         summary: 'The stored transcript of a completed note (`?format=txt` for plain text)',
         tags,
-        security,
         params: NoteIdParams,
         querystring: z.object({ format: z.string().optional() }),
         response: { 200: TranscriptEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -98,7 +95,6 @@ export async function noteReadRoutes(
         operationId: 'getNote',
         summary: 'A note with its sections',
         tags,
-        security,
         params: NoteIdParams,
         response: { 200: NoteEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -114,7 +110,6 @@ export async function noteReadRoutes(
         operationId: 'getNoteStatus',
         summary: 'Transcription status, for polling (not rate limited; every 5 s is plenty)',
         tags,
-        security,
         params: NoteIdParams,
         response: { 200: StatusResultSchema, ...errorResponses(400, 401, 403, 404) },
       },

@@ -13,7 +13,6 @@ const RetryAccepted = z
 
 const common = {
   tags: ['Notes'],
-  security: [{ NotesApiKey: [] }],
   description: 'Only a failed note: its failure is cleared and it is processed again. `Idempotency-Key` is honoured (24 h).',
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
 };

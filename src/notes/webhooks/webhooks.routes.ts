@@ -16,7 +16,6 @@ import {
 } from './webhooks.schemas.ts';
 import * as webhooks from './webhooks.service.ts';
 
-const security = [{ NotesApiKey: [] }];
 const tags = ['Webhooks'];
 // Managing where a clinic's notes are sent is an administrator's business.
 const config = { access: { notesPermission: 'keys:manage' } as const };
@@ -34,7 +33,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
           '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once. The answer is the bare ' +
           'endpoint with its secret (DECISIONS §4), not the `{status, data}` envelope of the other webhook routes.',
         tags,
-        security,
         body: CreateWebhookBody,
         response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429) },
       },
@@ -52,7 +50,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'listWebhooks',
         summary: "List your clinic's webhook endpoints",
         tags,
-        security,
         response: { 200: WebhookListEnvelope, ...errorResponses(401, 403, 429) },
       },
     },
@@ -70,7 +67,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'getWebhook',
         summary: 'A webhook endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -86,7 +82,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'updateWebhook',
         summary: 'Change the URL, events, description or enabled state of an endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         body: UpdateWebhookBody,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -106,7 +101,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'deleteWebhook',
         summary: 'Delete an endpoint and its delivery log; pending deliveries are dropped',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -126,7 +120,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         summary: 'Replace the signing secret; the old one keeps signing alongside for 24 h',
         description: 'During the overlap `webhook-signature` carries two signatures: `v1,<new> v1,<old>`.',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: RotatedSecretEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -142,7 +135,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'listWebhookDeliveries',
         summary: 'Deliveries to this endpoint, newest first (paginated)',
         tags,
-        security,
         params: WebhookIdParams,
         querystring: DeliveriesQuery,
         response: { 200: DeliveryListEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -162,7 +154,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'redeliverWebhookDelivery',
         summary: 'Send a delivered or failed event again (same webhook-id), as a new delivery',
         tags,
-        security,
         params: DeliveryIdParams,
         response: { 202: DeliveryEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
@@ -181,7 +172,6 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         operationId: 'testWebhook',
         summary: 'Send a `webhook.test` event to this endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 202: DeliveryEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { RouteAccess } from './route-access.ts';
 import { declarePublic } from './route-registry.ts';
 import { errorBodyFor } from './schemas.ts';
 
@@ -13,6 +14,12 @@ export interface ApiDescription {
   version: string;
   description: string;
   securitySchemes: Record<string, OpenAPIV3_1.SecuritySchemeObject>;
+  /**
+   * The security scheme each kind of route access of this API is documented with, by the kind's key
+   * (`{ notesPermission: 'NotesApiKey' }`): an operation's `security` follows from its route's
+   * `config.access` (`[]` when public), so access is declared once.
+   */
+  securityByAccess: Record<string, string>;
 }
 
 // Route schemas are zod; @fastify/swagger collects every route once, through the zod transform,
@@ -28,7 +35,7 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
         securitySchemes: Object.assign({}, ...apis.map((api) => api.securitySchemes)),
       },
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => withSecurity(jsonSchemaTransform(input), input.route.config?.access, apis),
     transformObject: jsonSchemaTransformObject,
   });
 
@@ -51,6 +58,25 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
       staticCSP: true,
     });
   });
+}
+
+type Transformed = ReturnType<typeof jsonSchemaTransform>;
+
+// A route schema that states `security` itself keeps it (logout: public, but it reads the session
+// cookie when there is one); every other operation's follows from the route's declared access.
+function withSecurity(result: Transformed, access: RouteAccess | undefined, apis: ApiDescription[]): Transformed {
+  const schema = result.schema as Record<string, unknown> | undefined;
+  if (!schema || schema.hide || schema.security !== undefined || access === undefined) return result;
+  return { ...result, schema: { ...schema, security: securityOf(access, apis) } } as Transformed;
+}
+
+function securityOf(access: RouteAccess, apis: ApiDescription[]): OpenAPIV3_1.SecurityRequirementObject[] {
+  if (access === 'public') return [];
+  for (const kind of Object.keys(access)) {
+    const scheme = apis.map((api) => api.securityByAccess[kind]).find((name) => name !== undefined);
+    if (scheme) return [{ [scheme]: [] }];
+  }
+  throw new Error(`No security scheme documents the route access ${JSON.stringify(access)}`);
 }
 
 // What holds for every operation of both APIs, stated once in each document.
