@@ -105,6 +105,12 @@ describe('the CRM-side route registry', () => {
     }
   });
 
+  it('refuses to start with a route whose declared access no guard enforces (outside its tree)', async () => {
+    const bare = await createTestApp({ env: FLOW_TEST_ENV });
+    bare.app.get('/flow/v1/api/stray', { config: { access: { crmSessionRole: 'member' } } }, async () => ({ ok: true }));
+    await expect(bare.app.ready()).rejects.toThrow(/No access guard enforces .*GET \/flow\/v1\/api\/stray/);
+  });
+
   it('refuses to start with any route that declares no access at all', async () => {
     const bare = await createTestApp({ env: FLOW_TEST_ENV });
     bare.app.get('/anywhere', async () => ({ ok: true }));

@@ -1,7 +1,7 @@
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
-import { routeName } from '../../platform/http/route-registry.ts';
+import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import '../request-context.ts';
 import { readSessionCookie } from './session-cookie.ts';
@@ -45,6 +45,7 @@ export function enforceSessionAccess(scope: AppInstance): void {
     }
     const existing = route.onRequest ? [route.onRequest].flat() : [];
     route.onRequest = [requireSession, ...existing];
+    guarded(route);
   });
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
-import { routeName } from '../../platform/http/route-registry.ts';
+import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { assertNotBlockedCached, bruteForcePolicy, failAuthentication } from '../auth/brute-force.ts';
 import type { ApiKeyCaller } from '../callers.ts';
@@ -45,6 +45,7 @@ export function enforceExternalAuth(scope: AppInstance): void {
     }
     const existing = route.onRequest ? [route.onRequest].flat() : [];
     route.onRequest = [authenticateKey, ...existing];
+    guarded(route);
   });
 }
 

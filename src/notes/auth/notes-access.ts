@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
-import { routeName } from '../../platform/http/route-registry.ts';
+import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import type { Permission } from '../keys/api-key.ts';
 import type { KeyAuthenticator, NotesCaller } from './key-authenticator.ts';
@@ -36,6 +36,7 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
     if (access !== undefined && access !== 'public' && notesPermissionOf(access) === undefined) {
       throw new Error(`${routeName(route)}: a Notes API route's config.access is a notes permission or 'public'`);
     }
+    if (notesPermissionOf(access)) guarded(route);
   });
 
   app.addHook('onRequest', async (request) => {

@@ -1,13 +1,23 @@
 import type { RouteOptions } from 'fastify';
 import type { AppInstance, Platform, RouteRecord } from './types.ts';
 
+// Routes whose declared access a guard has taken on (see `guarded`).
+const guardedRoutes = new WeakSet<object>();
+
+/** Called by an access guard for each route it enforces: a non-public route no guard took is refused at start-up. */
+export function guarded(route: RouteOptions): void {
+  guardedRoutes.add(route);
+}
+
 /**
  * Records every route in `platform.routes` (the one registry the access guards and the shared test
- * suites read) and refuses to start while any route declares no `config.access`. The check runs once
- * every plugin has registered its routes, so routes added by third-party plugins (Swagger UI) can be
- * declared public by the scope that registers them.
+ * suites read) and refuses to start while any route declares no `config.access`, or declares a key,
+ * permission or session that no guard enforces (a route registered outside its API tree). The check
+ * runs once every plugin has registered its routes, so routes added by third-party plugins (Swagger
+ * UI) can be declared public by the scope that registers them.
  */
 export function registerRouteRegistry(app: AppInstance, platform: Platform): void {
+  const optionsOf = new Map<RouteRecord, RouteOptions>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       // Read when asked: onRoute hooks of inner scopes run after this one and may still set config.
@@ -22,6 +32,7 @@ export function registerRouteRegistry(app: AppInstance, platform: Platform): voi
         },
       };
       platform.routes.push(record);
+      optionsOf.set(record, route);
     }
   });
   app.addHook('onReady', async () => {
@@ -29,6 +40,14 @@ export function registerRouteRegistry(app: AppInstance, platform: Platform): voi
     if (undeclared.length > 0) {
       throw new Error(
         `Every route needs config.access (a notes permission, a CRM scope, a CRM session role or 'public'); none declared by: ${undeclared.join(', ')}`,
+      );
+    }
+    const unenforced = platform.routes
+      .filter((route) => route.access !== 'public' && !guardedRoutes.has(optionsOf.get(route) as object))
+      .map((route) => `${route.method} ${route.url}`);
+    if (unenforced.length > 0) {
+      throw new Error(
+        `No access guard enforces the access these routes declare (register them inside their API tree): ${unenforced.join(', ')}`,
       );
     }
   });
