@@ -16,6 +16,7 @@ import { healthRoutes } from './platform/http/health.routes.ts';
 import { registerInputBoundary } from './platform/http/input-boundary.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { requestIdFrom } from './platform/http/request-id.ts';
+import { registerRouteRegistry } from './platform/http/route-registry.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
 import { type JobDefinition, JobQueue } from './platform/jobs.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
@@ -88,10 +89,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const platform: Platform = { config, database, jobs, redis, availability, draining: false, routes: [] };
   app.decorate('vetflow', platform);
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) platform.routes.push({ method, url: route.url, config: { ...(route.config ?? {}) } });
-  });
+  registerRouteRegistry(app, platform);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body type the APIs take (multipart uploads register their own parser).

@@ -2,6 +2,7 @@ import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
+import { enforceSessionAccess } from './auth/require-session.ts';
 import { crmContactRoutes } from './crm/crm-contacts.routes.ts';
 import { pipelineRoutes } from './crm/pipeline.routes.ts';
 import { settingsRoutes } from './crm/settings.routes.ts';
@@ -22,15 +23,20 @@ export const flowApiDescription: ApiDescription = {
     CrmBearer: { type: 'http', scheme: 'bearer', description: '`crm_live_...` token bound to one workspace' },
     CrmSession: { type: 'apiKey', in: 'cookie', name: 'vetflow_session', description: 'CRM user session (login)' },
   },
+  securityByAccess: { crmScope: 'CrmBearer', crmSessionRole: 'CrmSession' },
 };
 
 /** The /flow/v1 tree: CRM sessions, keys, contacts, pipeline and settings (`/api`), and the ERP-facing `/external` API. */
 export async function flowApi(app: AppInstance, { module }: { module: FlowModule }) {
-  await app.register(authRoutes);
-  await app.register(keyRoutes);
-  await app.register(crmContactRoutes);
-  await app.register(auditRoutes);
-  await app.register(pipelineRoutes);
-  await app.register(settingsRoutes);
+  // CRM-side routes: each declares a session role (or 'public') and gets the session guard from it.
+  await app.register(async (crm) => {
+    enforceSessionAccess(crm);
+    await crm.register(authRoutes);
+    await crm.register(keyRoutes);
+    await crm.register(crmContactRoutes);
+    await crm.register(auditRoutes);
+    await crm.register(pipelineRoutes);
+    await crm.register(settingsRoutes);
+  });
   await app.register(externalRoutes, { prefix: '/external', module });
 }

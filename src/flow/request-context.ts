@@ -2,21 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.ts';
 import type { SessionView } from './auth/sessions.service.ts';
 import type { ApiKeyCaller, CrmUserCaller } from './callers.ts';
-import type { ExternalAuthPolicy } from './external/external-auth.ts';
 
-// What the CRM authentication hooks attach to a request, and the route option they read.
+// What the CRM authentication hooks attach to a request.
 declare module 'fastify' {
   interface FastifyRequest {
     crmSession?: SessionView;
     crmKey?: ApiKeyCaller;
   }
-  interface FastifyContextConfig {
-    /** Required on every `/flow/v1/external/*` route: which scope it needs, whether suspended billing may call it. */
-    crmAuth?: ExternalAuthPolicy;
-  }
 }
 
-/** The logged-in user of a route behind `requireSession`. */
+/** The logged-in user of a route whose access is a session role (set by the session guard). */
 export function sessionCaller(request: FastifyRequest): CrmUserCaller {
   if (!request.crmSession) throw new AppError('UNAUTHORIZED', 'Log in first');
   return request.crmSession.caller;

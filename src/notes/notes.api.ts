@@ -46,6 +46,7 @@ export const notesApiDescription: ApiDescription = {
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
+  securityByAccess: { notesPermission: 'NotesApiKey' },
 };
 
 const KEY_CACHE_TTL_MS = 3_000;

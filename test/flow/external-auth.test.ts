@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ExternalAuthPolicy, enforceExternalAuth, externalRoutes } from '../../src/flow/external/external-auth.ts';
+import { type CrmKeyAccess, crmKeyAccessOf, enforceExternalAuth } from '../../src/flow/external/external-auth.ts';
 import { insertApiKey } from '../../src/flow/keys/keys.repo.ts';
 import { generateToken, hashToken } from '../../src/flow/keys/token.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { ALL_SCOPES, FLOW_TEST_ENV, listRoutes, makeKey, makeWorkspace } from './helpers.ts';
+import { ALL_SCOPES, FLOW_TEST_ENV, makeKey, makeWorkspace } from './helpers.ts';
 
 // The shared auth suite: every route under /flow/v1/external runs the same checks. Routes are read
-// from the router itself, so a route added later joins the suite by being registered, and one
+// from the app's route registry, so a route added later joins the suite by being registered, and one
 // registered without an auth policy fails it.
 
 // A high limit: this file sends many bad tokens from one address on purpose (brute force has its own file).
@@ -22,7 +22,7 @@ await app.register(
     scope.post(
       '/workspaces/:workspace_id/probe/:thing_id',
       {
-        config: { crmAuth: { scope: 'contacts:read' } },
+        config: { access: { crmScope: 'contacts:read' } },
         schema: { params: z.object({ workspace_id: z.uuid(), thing_id: z.uuid() }), body: z.object({ n: z.int() }) },
       },
       async (request) => ({ n: (request.body as { n: number }).n }),
@@ -62,11 +62,10 @@ for (const token of [badChecksum, malformed]) {
   );
 }
 
-const routes = listRoutes(app).filter((route) => route.url.startsWith('/flow/v1/external/') && route.method !== 'HEAD');
-const policies = externalRoutes(app);
+const routes = app.vetflow.routes.filter((route) => route.url.startsWith('/flow/v1/external/') && route.method !== 'HEAD');
 
-function policyOf(route: { method: string; url: string }): ExternalAuthPolicy | undefined {
-  return policies.find((entry) => entry.url === route.url && entry.method.split(',').includes(route.method))?.policy;
+function policyOf(route: (typeof routes)[number]): CrmKeyAccess | undefined {
+  return crmKeyAccessOf(route.access);
 }
 
 function urlFor(route: { url: string }, workspaceId: string): string {
@@ -106,7 +105,7 @@ describe('the external route registry', () => {
       );
       await bare.app.ready();
     })();
-    await expect(starting).rejects.toThrow(/needs config\.crmAuth/);
+    await expect(starting).rejects.toThrow(/needs config\.access = \{ crmScope \}/);
   });
 });
 
@@ -156,15 +155,15 @@ describe.each(routes)('$method $url', (route) => {
     expect(response.json().code).toBe('INVALID_API_KEY');
   });
 
-  it.runIf(policy.scope)('answers 403 with required_scope when the key lacks the scope', async () => {
+  it.runIf(policy.crmScope)('answers 403 with required_scope when the key lacks the scope', async () => {
     const lacking = await makeKey(
       t,
       home.workspaceId,
-      ALL_SCOPES.filter((scope) => scope !== policy.scope),
+      ALL_SCOPES.filter((scope) => scope !== policy.crmScope),
     );
     const response = await call(route, `Bearer ${lacking.token}`);
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { required_scope: policy.scope } });
+    expect(response.json()).toMatchObject({ code: 'INSUFFICIENT_SCOPE', details: { required_scope: policy.crmScope } });
   });
 
   it.runIf(route.url.includes(':workspace_id'))("answers 403 for another workspace's path", async () => {

@@ -78,19 +78,3 @@ export async function createSecondApp(t: TestApp): Promise<{ app: AppInstance; l
   });
   return { app, logs };
 }
-
-/** Every route the router knows, read from `printRoutes` (the tree, flattened). */
-export function listRoutes(app: AppInstance): { method: string; url: string }[] {
-  const routes: { method: string; url: string }[] = [];
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const marker = line.indexOf('── ');
-    if (marker < 0) continue;
-    const depth = (marker - 1) / 4;
-    const match = /^(.*?)(?: \(([^)]*)\))?$/.exec(line.slice(marker + 3))!;
-    stack.length = depth;
-    stack.push(match[1]!);
-    for (const method of match[2]?.split(',') ?? []) routes.push({ method: method.trim(), url: stack.join('') });
-  }
-  return routes;
-}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { notesPermissionOf } from '../../src/notes/auth/notes-access.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -17,7 +18,7 @@ const routes = notesRoutes(app);
 describe('Notes API auth suite', () => {
   it('covers the routes that exist, each with an access policy', () => {
     expect(routes.length).toBeGreaterThanOrEqual(4);
-    for (const route of routes) expect(route.config.notesAccess, label(route)).toBeTruthy();
+    for (const route of routes) expect(route.access, label(route)).toBeTruthy();
   });
 
   const wrongKeys: [string, Record<string, string>][] = [
@@ -34,7 +35,7 @@ describe('Notes API auth suite', () => {
   ];
 
   it('answers every wrong key on every protected route with the same 401 body', async () => {
-    for (const route of routes.filter((candidate) => candidate.config.notesAccess !== 'public')) {
+    for (const route of routes.filter((candidate) => candidate.access !== 'public')) {
       const bodies = new Set<string>();
       for (const [reason, headers] of wrongKeys) {
         const response = await app.inject({
@@ -52,7 +53,9 @@ describe('Notes API auth suite', () => {
   });
 
   it('refuses a viewer on every route that writes or manages keys, naming the permission', async () => {
-    const guarded = routes.filter((route) => route.config.notesAccess === 'notes:write' || route.config.notesAccess === 'keys:manage');
+    const guarded = routes.filter(
+      (route) => notesPermissionOf(route.access) === 'notes:write' || notesPermissionOf(route.access) === 'keys:manage',
+    );
     expect(guarded.length).toBeGreaterThan(0);
     for (const route of guarded) {
       const response = await app.inject({ method: route.method as 'GET', url: url(route.url), headers: { 'x-api-key': keys.viewer } });
@@ -60,13 +63,13 @@ describe('Notes API auth suite', () => {
       expect(response.json()).toMatchObject({
         error: 'forbidden',
         code: 'INSUFFICIENT_PERMISSIONS',
-        details: { required_permission: route.config.notesAccess, current_permission: 'notes:read' },
+        details: { required_permission: notesPermissionOf(route.access), current_permission: 'notes:read' },
       });
     }
   });
 
   it('refuses an editor on key management', async () => {
-    const managed = routes.filter((route) => route.config.notesAccess === 'keys:manage');
+    const managed = routes.filter((route) => notesPermissionOf(route.access) === 'keys:manage');
     expect(managed.length).toBeGreaterThanOrEqual(4);
     for (const route of managed) {
       const response = await app.inject({ method: route.method as 'GET', url: url(route.url), headers: { 'x-api-key': keys.editor } });

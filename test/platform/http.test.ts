@@ -10,16 +10,17 @@ import { createTestApp, testEnv } from '../helpers/app.ts';
 const { app, db, logs } = await createTestApp();
 const { app: closable } = await createTestApp();
 
-// Routes that exist only in this test, to drive the shared error handling and request plumbing.
+// Routes that exist only in this test, to drive the shared error handling and request plumbing (public:
+// every route declares its access).
 app.post(
   '/test/echo/:id',
-  { schema: { params: z.object({ id: z.uuid() }), body: z.object({ name: z.string().min(1).max(5) }) } },
+  { config: { access: 'public' }, schema: { params: z.object({ id: z.uuid() }), body: z.object({ name: z.string().min(1).max(5) }) } },
   async (request) => ({ id: request.params.id, name: request.body.name }),
 );
-app.get('/test/boom', async () => {
+app.get('/test/boom', { config: { access: 'public' } }, async () => {
   throw new Error('connection to 10.0.0.5 failed: password authentication failed for user admin');
 });
-app.get('/test/app-error', async () => {
+app.get('/test/app-error', { config: { access: 'public' } }, async () => {
   throw new AppError('NOTE_NOT_FOUND', 'Note not found', { note_id: 'x' });
 });
 
@@ -181,7 +182,7 @@ describe('server timeouts', () => {
 describe('graceful close', () => {
   it('finishes an in-flight request before closing', async () => {
     const other = closable;
-    other.get('/test/slow', async () => {
+    other.get('/test/slow', { config: { access: 'public' } }, async () => {
       await sleep(400);
       return { done: true };
     });

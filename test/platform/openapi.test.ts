@@ -8,10 +8,17 @@ const { app } = await createTestApp();
 // A route under each prefix, as the features will add them, to see where each one is published.
 app.get(
   '/notes/v1/probe/:id',
-  { schema: { params: z.object({ id: z.uuid() }), response: { 200: z.object({ id: z.uuid() }), ...errorResponses(401, 404) } } },
+  {
+    config: { access: 'public' },
+    schema: { params: z.object({ id: z.uuid() }), response: { 200: z.object({ id: z.uuid() }), ...errorResponses(401, 404) } },
+  },
   async (request) => ({ id: request.params.id }),
 );
-app.get('/flow/v1/external/probe', { schema: { response: { 200: z.object({ ok: z.boolean() }) } } }, async () => ({ ok: true }));
+app.get(
+  '/flow/v1/external/probe',
+  { config: { access: 'public' }, schema: { response: { 200: z.object({ ok: z.boolean() }) } } },
+  async () => ({ ok: true }),
+);
 
 describe('OpenAPI documents', () => {
   it('publish the Notes API on its own base URL, generated from the zod schemas', async () => {

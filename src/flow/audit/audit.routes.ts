@@ -3,7 +3,6 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findContact } from '../contacts/contacts.repo.ts';
 import { assertAdministrator, metaOf, pageOf } from '../crm/access.ts';
@@ -37,16 +36,16 @@ async function readTrail(caller: CrmCaller, workspaceId: string, contactId: stri
 
 export async function auditRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
   app.get(
     '/api/workspaces/:workspace_id/contacts/:contact_id/audit-logs',
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'listContactAuditLogs',
         summary: "A contact's external API audit trail",
         description:
           'One entry per successful external PUT/DELETE, newest first, kept AUDIT_RETENTION_DAYS (90) days. Administrators only.',
         tags: ['CRM contacts'],
-        security: [{ CrmSession: [] }],
         params: z.object({ workspace_id: UuidSchema, contact_id: UuidSchema }),
         querystring: PageQuery,
         response: { 200: z.object({ data: z.array(AuditEntry), meta: PageMeta }), ...errorResponses(400, 401, 403, 404, 422) },

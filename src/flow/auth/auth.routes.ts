@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
-import { requireSession } from './require-session.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
 import { login, logout, type SessionView } from './sessions.service.ts';
 
@@ -34,7 +33,9 @@ export async function authRoutes(app: AppInstance) {
   app.post(
     '/api/auth/login',
     {
+      config: { access: 'public' },
       schema: {
+        operationId: 'login',
         summary: 'Log in to the CRM',
         description:
           'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
@@ -55,10 +56,13 @@ export async function authRoutes(app: AppInstance) {
   app.post(
     '/api/auth/logout',
     {
+      config: { access: 'public' },
       schema: {
+        operationId: 'logout',
         summary: 'Log out',
         description: 'Ends the session of the cookie (if any) and clears the cookie. Always 204.',
         tags: ['CRM session'],
+        // Public (always 204), yet it reads the session cookie when there is one.
         security: [{ CrmSession: [] }],
         response: { 204: z.null().describe('Logged out') },
       },
@@ -74,11 +78,11 @@ export async function authRoutes(app: AppInstance) {
   app.get(
     '/api/auth/session',
     {
-      onRequest: requireSession,
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getSession',
         summary: 'Who am I',
         tags: ['CRM session'],
-        security: [{ CrmSession: [] }],
         response: { 200: SessionSchema, ...errorResponses(401) },
       },
     },

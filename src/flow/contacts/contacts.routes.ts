@@ -10,7 +10,6 @@ import { contactUpserter } from './upsert.service.ts';
 
 const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
-const security = [{ CrmBearer: [] }];
 const tags = ['CRM external: contacts'];
 
 /** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalRoutes` (bearer auth, rate limit). */
@@ -21,9 +20,10 @@ export async function externalContactRoutes(app: AppInstance) {
   app.put(
     '/workspaces/:workspace_id/contacts',
     {
-      config: { crmAuth: { scope: 'contacts:write' } },
+      config: { access: { crmScope: 'contacts:write' } },
       attachValidation: true,
       schema: {
+        operationId: 'upsertContact',
         summary: 'Create, update or restore a contact',
         description:
           'Matches by external_id, then document, then phone (normalised), soft-deleted contacts included. No match → ' +
@@ -33,7 +33,6 @@ export async function externalContactRoutes(app: AppInstance) {
           '`details.reason` (not 422). Duplicate phone or external_id → 409 with `details.conflicting_contact_id`. ' +
           'Every success is audited in the same transaction.',
         tags,
-        security,
         params: WorkspaceParams,
         body: ContactUpsertBody,
         response: { 200: UpsertResponse, 201: UpsertResponse, ...errorResponses(400, 401, 403, 409, 429) },
@@ -61,12 +60,12 @@ export async function externalContactRoutes(app: AppInstance) {
   app.get(
     '/workspaces/:workspace_id/contacts/:contact_id',
     {
-      config: { crmAuth: { scope: 'contacts:read' } },
+      config: { access: { crmScope: 'contacts:read' } },
       schema: {
+        operationId: 'getContact',
         summary: 'Read a contact (limited projection)',
         description: 'Never pets or the legacy id. A deleted or missing contact → 404 CONTACT_NOT_FOUND; a malformed id → 400.',
         tags,
-        security,
         params: ContactParams,
         response: { 200: ContactProjection, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -77,14 +76,14 @@ export async function externalContactRoutes(app: AppInstance) {
   app.delete(
     '/workspaces/:workspace_id/contacts/:contact_id',
     {
-      config: { crmAuth: { scope: 'contacts:delete' } },
+      config: { access: { crmScope: 'contacts:delete' } },
       schema: {
+        operationId: 'deleteContact',
         summary: 'Soft-delete a contact',
         description:
           'Idempotent: 204 also when the contact is already deleted (each success is audited). An id the workspace never ' +
           'had → 404. A later upsert matching the contact restores it.',
         tags,
-        security,
         params: ContactParams,
         response: { 204: z.null().describe('Deleted'), ...errorResponses(400, 401, 403, 404, 429) },
       },

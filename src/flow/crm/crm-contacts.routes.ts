@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/contact.schemas.ts';
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
 import { sessionCaller } from '../request-context.ts';
@@ -56,22 +55,21 @@ function toFull(contact: ContactRow, pets: PetRow[]) {
   };
 }
 
-const security = [{ CrmSession: [] }];
 const tags = ['CRM contacts'];
 
 /** `W/contacts`: the CRM's own view of contacts (session; any user of the workspace). */
 export async function crmContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
 
   app.get(
     '/api/workspaces/:workspace_id/contacts',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'listWorkspaceContacts',
         summary: 'List contacts',
         description: 'Active contacts, most recently updated first; `q` matches name, phone or document (case-insensitive, partial).',
         tags,
-        security,
         params: WorkspaceParams,
         querystring: PageQuery.extend({ q: z.string().max(200).optional() }),
         response: { 200: z.object({ data: z.array(ContactProjection), meta: PageMeta }), ...errorResponses(400, 401, 403, 422) },
@@ -92,11 +90,12 @@ export async function crmContactRoutes(app: AppInstance) {
   app.get(
     '/api/workspaces/:workspace_id/contacts/:contact_id',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getWorkspaceContact',
         summary: 'Read a contact with its pets',
         description: 'The full CRM record, including the legacy id and who last edited name/phone in the CRM.',
         tags,
-        security,
         params: ContactParams,
         response: { 200: FullContact, ...errorResponses(400, 401, 403, 404) },
       },
@@ -110,13 +109,14 @@ export async function crmContactRoutes(app: AppInstance) {
   app.patch(
     '/api/workspaces/:workspace_id/contacts/:contact_id',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'editWorkspaceContact',
         summary: 'Edit a contact',
         description:
           'Same field rules as the external upsert (phone normalised, 409 on duplicates). A change of name or phone marks it ' +
           '"edited in flow": under the `flow` sync policy the ERP no longer overwrites it.',
         tags,
-        security,
         params: ContactParams,
         body: ContactEditBody,
         response: { 200: FullContact, ...errorResponses(400, 401, 403, 404, 409, 422) },
@@ -137,11 +137,12 @@ export async function crmContactRoutes(app: AppInstance) {
   app.post(
     '/api/workspaces/:workspace_id/contacts/:contact_id/pets',
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'addContactPet',
         summary: 'Add a pet to a contact',
         description: 'Pets are CRM data only: the external API never shows them.',
         tags,
-        security,
         params: ContactParams,
         body: PetBody,
         response: { 201: Pet, ...errorResponses(400, 401, 403, 404, 422) },

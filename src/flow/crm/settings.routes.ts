@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { CONTACT_SYNC_POLICIES } from '../../platform/db/schema/index.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { sessionCaller } from '../request-context.ts';
 import { changeSyncPolicy, configureSurvey, readWorkspace } from './settings.service.ts';
 
@@ -13,22 +12,21 @@ const Settings = z
     contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES).describe('`flow`: CRM edits of name/phone win; `erp`: the ERP always wins'),
   })
   .meta({ id: 'WorkspaceSettings' });
-const security = [{ CrmSession: [] }];
 const tags = ['CRM settings'];
 
 /** `W/survey-config` and `W/settings`: any user reads, administrators change. */
 export async function settingsRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
   const base = '/api/workspaces/:workspace_id';
 
   app.get(
     `${base}/survey-config`,
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getSurveyConfig',
         summary: 'Read the survey configuration',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404) },
       },
@@ -42,11 +40,12 @@ export async function settingsRoutes(app: AppInstance) {
   app.put(
     `${base}/survey-config`,
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'configureSurvey',
         summary: 'Configure satisfaction surveys',
         description: 'Administrators only. Enabling needs a pipeline stage of this workspace (the stage a surveyed lead moves to).',
         tags,
-        security,
         params: WorkspaceParams,
         body: z.strictObject({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }),
         response: { 200: SurveyConfig, ...errorResponses(400, 401, 403, 404, 422) },
@@ -61,10 +60,11 @@ export async function settingsRoutes(app: AppInstance) {
   app.get(
     `${base}/settings`,
     {
+      config: { access: { crmSessionRole: 'member' } },
       schema: {
+        operationId: 'getWorkspaceSettings',
         summary: 'Read workspace settings',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: Settings, ...errorResponses(400, 401, 403, 404) },
       },
@@ -77,11 +77,12 @@ export async function settingsRoutes(app: AppInstance) {
   app.patch(
     `${base}/settings`,
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'updateWorkspaceSettings',
         summary: 'Change workspace settings',
         description: 'Administrators only.',
         tags,
-        security,
         params: WorkspaceParams,
         body: z.strictObject({ contact_sync_policy: z.enum(CONTACT_SYNC_POLICIES) }),
         response: { 200: Settings, ...errorResponses(400, 401, 403, 404, 422) },

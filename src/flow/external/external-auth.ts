@@ -1,5 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import type { RouteAccess } from '../../platform/http/route-access.ts';
+import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { assertNotBlockedCached, bruteForcePolicy, failAuthentication } from '../auth/brute-force.ts';
 import type { ApiKeyCaller } from '../callers.ts';
@@ -9,43 +11,41 @@ import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
 import '../request-context.ts';
 
-/** What an external route demands of its bearer key. Every `/external/*` route must declare one. */
-export interface ExternalAuthPolicy {
+/**
+ * What an external route demands of its bearer key, declared as its `config.access`. Every
+ * `/external/*` route must declare one.
+ */
+export interface CrmKeyAccess {
   /** The scope the key must hold; null for routes any valid key may call (`/external/me`). */
-  readonly scope: CrmScope | null;
+  readonly crmScope: CrmScope | null;
   /** True only where a workspace with suspended billing may still call (`/external/me`). */
   readonly allowSuspendedBilling?: boolean;
 }
 
-export interface ExternalRoute {
-  readonly method: string;
-  readonly url: string;
-  readonly policy: ExternalAuthPolicy;
+declare module '../../platform/http/route-access.ts' {
+  interface RouteAccessKinds {
+    crmKey: CrmKeyAccess;
+  }
 }
 
-// Every external route registered per app (keyed by the app's platform object), so the shared auth
-// test suite can run over all of them, including routes added later.
-const registries = new WeakMap<object, ExternalRoute[]>();
-
-export function externalRoutes(app: AppInstance): readonly ExternalRoute[] {
-  return registries.get(app.vetflow) ?? [];
+/** The key policy a route's access declares; undefined when it declares another kind. */
+export function crmKeyAccessOf(access: RouteAccess | undefined): CrmKeyAccess | undefined {
+  return access !== undefined && access !== 'public' && 'crmScope' in access ? access : undefined;
 }
 
 /**
- * Makes bearer authentication part of every route registered in `scope`: a route without a
- * `config.crmAuth` policy is refused at start-up, so no external route can ship unauthenticated.
- * Authentication runs in onRequest, before the body is parsed or validated.
+ * Makes bearer authentication part of every route registered in `scope`: a route whose
+ * `config.access` is not a CRM key policy (`{ crmScope }`) is refused at start-up, so no external
+ * route can ship unauthenticated. Authentication runs in onRequest, before the body is parsed or validated.
  */
 export function enforceExternalAuth(scope: AppInstance): void {
-  const registry = registries.get(scope.vetflow) ?? [];
-  registries.set(scope.vetflow, registry);
   scope.addHook('onRoute', (route: RouteOptions) => {
-    const policy = route.config?.crmAuth;
-    const methods = [route.method].flat().join(',');
-    if (!policy) throw new Error(`${methods} ${route.url}: every external route needs config.crmAuth (its auth policy)`);
+    if (!crmKeyAccessOf(route.config?.access)) {
+      throw new Error(`${routeName(route)}: every external route needs config.access = { crmScope } (its key policy)`);
+    }
     const existing = route.onRequest ? [route.onRequest].flat() : [];
     route.onRequest = [authenticateKey, ...existing];
-    registry.push({ method: methods, url: route.url, policy });
+    guarded(route);
   });
 }
 
@@ -55,7 +55,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
 const authenticateKey: onRequestHookHandler = async function authenticateKey(request) {
-  const policy = request.routeOptions.config.crmAuth!;
+  const policy = crmKeyAccessOf(request.routeOptions.config.access)!;
   const { config, database } = request.server.vetflow;
   const db = database.db;
   await assertNotBlockedCached(request.ip, db);
@@ -89,14 +89,14 @@ const authenticateKey: onRequestHookHandler = async function authenticateKey(req
   await touch(key.id, request);
 };
 
-function authorize(request: FastifyRequest, caller: ApiKeyCaller, policy: ExternalAuthPolicy): void {
+function authorize(request: FastifyRequest, caller: ApiKeyCaller, policy: CrmKeyAccess): void {
   const pathWorkspace = (request.params as Record<string, string | undefined>).workspace_id;
   if (pathWorkspace !== undefined && pathWorkspace.toLowerCase() !== caller.workspaceId) {
     throw new AppError('WORKSPACE_MISMATCH', 'This key belongs to another workspace', { key_workspace_id: caller.workspaceId });
   }
-  if (policy.scope && !caller.scopes.includes(policy.scope)) {
-    throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the ${policy.scope} scope`, {
-      required_scope: policy.scope,
+  if (policy.crmScope && !caller.scopes.includes(policy.crmScope)) {
+    throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the ${policy.crmScope} scope`, {
+      required_scope: policy.crmScope,
       granted_scopes: caller.scopes,
     });
   }

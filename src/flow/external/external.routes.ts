@@ -19,7 +19,7 @@ const Identity = z
 
 /**
  * `/external/*`: the bearer-key API for ERPs. Every route here gets bearer authentication and must
- * declare `config.crmAuth`; feature routes (contacts, surveys) register inside this scope.
+ * declare `config.access` (`{ crmScope }`); feature routes (contacts, surveys) register inside this scope.
  */
 export async function externalRoutes(app: AppInstance, { module }: { module: FlowModule }) {
   enforceExternalAuth(app);
@@ -35,12 +35,12 @@ export async function externalRoutes(app: AppInstance, { module }: { module: Flo
   app.get(
     '/me',
     {
-      config: { crmAuth: { scope: null, allowSuspendedBilling: true } },
+      config: { access: { crmScope: null, allowSuspendedBilling: true } },
       schema: {
+        operationId: 'getKeyIdentity',
         summary: 'The workspace and key behind the bearer token',
         description: 'Any valid, non-revoked key; answers even while the workspace billing is suspended.',
         tags: ['CRM external'],
-        security: [{ CrmBearer: [] }],
         response: { 200: Identity, ...errorResponses(401, 429) },
       },
     },

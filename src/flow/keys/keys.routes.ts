@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { requireSession } from '../auth/require-session.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { ApiKeyRow } from './keys.repo.ts';
 import { issueApiKey, listApiKeys, revokeKey } from './keys.service.ts';
@@ -42,22 +41,21 @@ function toKeyBody(key: ApiKeyRow) {
   };
 }
 
-const security = [{ CrmSession: [] }];
 const tags = ['CRM API keys'];
 
 /** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
 export async function keyRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  app.addHook('onRequest', requireSession);
 
   app.post(
     '/api/workspaces/:workspace_id/api-keys',
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'issueCrmApiKey',
         summary: 'Issue a CRM API key',
         description: 'Administrator session of the workspace. The token is in this response only; only its SHA-256 is stored.',
         tags,
-        security,
         params: WorkspaceParams,
         body: NewKeyBody,
         response: { 201: IssuedKey, ...errorResponses(400, 401, 403, 404, 422) },
@@ -72,11 +70,12 @@ export async function keyRoutes(app: AppInstance) {
   app.get(
     '/api/workspaces/:workspace_id/api-keys',
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'listCrmApiKeys',
         summary: 'List the active CRM API keys',
         description: 'Revoked keys are not listed; tokens never are. `last_used_at` is updated at most once a minute.',
         tags,
-        security,
         params: WorkspaceParams,
         response: { 200: z.object({ data: z.array(ListedKey), meta: z.object({ total: z.int() }) }), ...errorResponses(400, 401, 403) },
       },
@@ -93,11 +92,12 @@ export async function keyRoutes(app: AppInstance) {
   app.delete(
     '/api/workspaces/:workspace_id/api-keys/:id',
     {
+      config: { access: { crmSessionRole: 'administrator' } },
       schema: {
+        operationId: 'revokeCrmApiKey',
         summary: 'Revoke a CRM API key',
         description: 'Takes effect on the next request, on every process. Revoking a revoked key is a no-op (204).',
         tags,
-        security,
         params: KeyParams,
         response: { 204: z.null().describe('Revoked'), ...errorResponses(400, 401, 403, 404) },
       },

@@ -32,9 +32,10 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
   app.post(
     '/workspaces/:workspace_id/satisfaction-surveys',
     {
-      config: { crmAuth: { scope: 'satisfaction:write' } },
+      config: { access: { crmScope: 'satisfaction:write' } },
       attachValidation: true,
       schema: {
+        operationId: 'triggerSatisfactionSurvey',
         summary: 'Trigger a satisfaction survey',
         description:
           'Needs an active contact with an active lead (else 404). Answers 200 `triggered: true` when the survey ' +
@@ -42,7 +43,6 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
           'survey stage and a survey message is queued to the newest chat. Otherwise 200 `triggered: false` with the reason. ' +
           'Concurrent triggers send one survey. Invalid body or no identifier → 400.',
         tags: ['CRM external: surveys'],
-        security: [{ CrmBearer: [] }],
         params: z.object({ workspace_id: UuidSchema }),
         body: TriggerBody,
         response: { 200: TriggerResult, ...errorResponses(400, 401, 403, 404, 429) },

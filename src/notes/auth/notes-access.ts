@@ -1,44 +1,55 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import type { RouteAccess } from '../../platform/http/route-access.ts';
+import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import type { Permission } from '../keys/api-key.ts';
 import type { KeyAuthenticator, NotesCaller } from './key-authenticator.ts';
 
-/** Every /notes/v1 route declares one: the permission it needs, or `public` (no key at all). */
-export type NotesAccess = Permission | 'public';
+// Every /notes/v1 route declares `config.access`: the permission its key needs, or `'public'` (no key at all).
+declare module '../../platform/http/route-access.ts' {
+  interface RouteAccessKinds {
+    notes: { readonly notesPermission: Permission };
+  }
+}
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    notesAccess?: NotesAccess;
-  }
   interface FastifyRequest {
     notesCaller?: NotesCaller;
   }
 }
 
+/** The permission a route's access demands of a Notes key; undefined for public routes. */
+export function notesPermissionOf(access: RouteAccess | undefined): Permission | undefined {
+  return access !== undefined && access !== 'public' && 'notesPermission' in access ? access.notesPermission : undefined;
+}
+
 /**
  * Authenticates every request of the Notes tree in onRequest and checks the route's permission
- * before the body is read. A route registered without `config.notesAccess` fails at start-up, so no
- * endpoint can ship without an access policy.
+ * before the body is read. A route of this tree whose `config.access` is neither a notes permission
+ * nor `'public'` fails at start-up (an undeclared one fails the platform's check), so no endpoint can
+ * ship without an access policy this tree enforces.
  */
 export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenticator) {
   app.addHook('onRoute', (route) => {
-    if (!route.config?.notesAccess) {
-      throw new Error(`Notes API route ${route.method} ${route.url} declares no config.notesAccess`);
+    const access = route.config?.access;
+    if (access !== undefined && access !== 'public' && notesPermissionOf(access) === undefined) {
+      throw new Error(`${routeName(route)}: a Notes API route's config.access is a notes permission or 'public'`);
     }
+    if (notesPermissionOf(access)) guarded(route);
   });
 
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.notesAccess === 'public') return;
+    if (request.routeOptions.config.access === 'public') return;
     request.notesCaller = await authenticator.authenticate(request.headers['x-api-key']);
   });
 
   // After the rate limit (a route-level onRequest hook), before the body is read: a key that keeps
   // calling what it may not call still spends its quota.
   app.addHook('preParsing', async (request) => {
-    const access = request.routeOptions.config.notesAccess;
+    const access = notesPermissionOf(request.routeOptions.config.access);
     const caller = request.notesCaller;
-    if (access && access !== 'public' && caller && !caller.permissions.includes(access)) {
+    if (access && caller && !caller.permissions.includes(access)) {
       throw new AppError('INSUFFICIENT_PERMISSIONS', `This operation needs the ${access} permission`, {
         required_permission: access,
         current_permission: caller.permissions.join(','),

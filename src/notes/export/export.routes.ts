@@ -20,14 +20,14 @@ export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
   app.get(
     '/notes/:id/export',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'exportNote',
         summary: 'A completed note as a TXT or RTF download',
         description:
           'Patient header (name, gender, date, external id) and every section in order. TXT is UTF-8; RTF has blue bold ' +
           'sans-serif titles and serif section text, each section in its own colour. 422 NOTE_NOT_COMPLETED before completion.',
         tags: ['Notes'],
-        security: [{ NotesApiKey: [] }],
         params: NoteIdParams,
         querystring: ExportQuery,
         response: {

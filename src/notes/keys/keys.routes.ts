@@ -21,19 +21,18 @@ export interface KeyRoutesDeps {
   usage: UsageRecorder;
 }
 
-const security = [{ NotesApiKey: [] }];
 const tags = ['API keys'];
 
 export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: KeyRoutesDeps) {
   app.post(
     '/api-keys',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create an API key for your clinic (administrator)',
         description: 'The key is returned once. A key never gets a permission or role its creator lacks.',
         tags,
-        security,
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKeyEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
       },
@@ -47,11 +46,11 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.get(
     '/api-keys',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'listApiKeys',
         summary: "List your clinic's API keys (never the keys themselves)",
         tags,
-        security,
         response: { 200: ApiKeyListEnvelope, ...errorResponses(401, 403, 429) },
       },
     },
@@ -64,12 +63,12 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.delete(
     '/api-keys/:id',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
         tags,
-        security,
         params: KeyIdParams,
         response: { 200: ApiKeyEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -84,12 +83,12 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
   app.get(
     '/api-keys/:id/usage',
     {
-      config: { notesAccess: 'keys:manage' },
+      config: { access: { notesPermission: 'keys:manage' } },
       schema: {
+        operationId: 'getApiKeyUsage',
         summary: 'Requests of a key per day and per endpoint, by status class',
         description: 'Window: `from`/`to` (UTC days, inclusive) or the last `days` days (default 30).',
         tags,
-        security,
         params: KeyIdParams,
         querystring: UsageQuery,
         response: { 200: UsageEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },

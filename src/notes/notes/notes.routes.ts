@@ -30,7 +30,6 @@ const TranscriptEnvelope = z
   })
   .meta({ id: 'TranscriptResponse' });
 
-const security = [{ NotesApiKey: [] }];
 const tags = ['Notes'];
 
 export async function noteReadRoutes(
@@ -43,11 +42,11 @@ export async function noteReadRoutes(
   app.get(
     '/notes',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'listNotes',
         summary: "List your clinic's notes, newest first, with filters that combine",
         tags,
-        security,
         querystring: ListNotesQuery,
         response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
@@ -58,11 +57,11 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id/transcription',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'getNoteTranscription',
         summary: 'The stored transcript of a completed note (`?format=txt` for plain text)',
         tags,
-        security,
         params: NoteIdParams,
         querystring: z.object({ format: z.string().optional() }),
         response: { 200: TranscriptEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -91,11 +90,11 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id',
     {
-      config: { notesAccess: 'notes:read' },
+      config: { access: { notesPermission: 'notes:read' } },
       schema: {
+        operationId: 'getNote',
         summary: 'A note with its sections',
         tags,
-        security,
         params: NoteIdParams,
         response: { 200: NoteEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -106,11 +105,11 @@ export async function noteReadRoutes(
   app.get(
     '/notes/:id/status',
     {
-      config: { notesAccess: 'notes:read', rateLimit: false },
+      config: { access: { notesPermission: 'notes:read' }, rateLimit: false },
       schema: {
+        operationId: 'getNoteStatus',
         summary: 'Transcription status, for polling (not rate limited; every 5 s is plenty)',
         tags,
-        security,
         params: NoteIdParams,
         response: { 200: StatusResultSchema, ...errorResponses(400, 401, 403, 404) },
       },

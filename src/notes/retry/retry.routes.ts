@@ -13,7 +13,6 @@ const RetryAccepted = z
 
 const common = {
   tags: ['Notes'],
-  security: [{ NotesApiKey: [] }],
   description: 'Only a failed note: its failure is cleared and it is processed again. `Idempotency-Key` is honoured (24 h).',
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
 };
@@ -31,8 +30,8 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
   app.post(
     '/notes/:noteId/retry',
     {
-      config: { notesAccess: 'notes:write' },
-      schema: { ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
+      config: { access: { notesPermission: 'notes:write' } },
+      schema: { operationId: 'retryNote', ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
     },
     async (request, reply) => {
       const result = await retryNote(deps, notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
@@ -44,9 +43,10 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
   app.post(
     '/transcripts/retry',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
         ...common,
+        operationId: 'retryTranscript',
         summary: 'Reprocess a failed note (by body)',
         // A malformed id is a 400, as in the path of /notes/{noteId}/retry (DECISIONS §4), not a
         // schema 422: the body schema takes any string and the handler checks it.

@@ -25,14 +25,14 @@ export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
   app.patch(
     '/note_sections',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
+        operationId: 'updateNoteSection',
         summary: 'Update one section of a note',
         description:
           'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally. ' +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
-        security: [{ NotesApiKey: [] }],
         querystring: z.object({ section_id: z.string().optional() }),
         body: SectionEditBody,
         response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },

@@ -16,8 +16,9 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
   app.post(
     '/notes',
     {
-      config: { notesAccess: 'notes:write' },
+      config: { access: { notesPermission: 'notes:write' } },
       schema: {
+        operationId: 'createNote',
         summary: 'Create a note from the audio of a consultation',
         description:
           '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +
@@ -26,7 +27,6 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
           'top-level strings become metadata items). The note starts `pending`; poll `GET /notes/{id}/status`. ' +
           'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
         tags: ['Notes'],
-        security: [{ NotesApiKey: [] }],
         consumes: ['multipart/form-data'],
         response: { 201: CreatedNoteEnvelope, ...errorResponses(400, 401, 403, 413, 415, 422, 429) },
       },

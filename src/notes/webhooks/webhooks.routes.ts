@@ -16,10 +16,9 @@ import {
 } from './webhooks.schemas.ts';
 import * as webhooks from './webhooks.service.ts';
 
-const security = [{ NotesApiKey: [] }];
 const tags = ['Webhooks'];
 // Managing where a clinic's notes are sent is an administrator's business.
-const config = { notesAccess: 'keys:manage' as const };
+const config = { access: { notesPermission: 'keys:manage' } as const };
 
 export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDeps) {
   app.post(
@@ -27,13 +26,13 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint (administrator)',
         description:
           'Events are POSTed as JSON `{type, timestamp, data}` signed per Standard Webhooks (`webhook-id`, ' +
           '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once. The answer is the bare ' +
           'endpoint with its secret (DECISIONS §4), not the `{status, data}` envelope of the other webhook routes.',
         tags,
-        security,
         body: CreateWebhookBody,
         response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429) },
       },
@@ -48,9 +47,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'listWebhooks',
         summary: "List your clinic's webhook endpoints",
         tags,
-        security,
         response: { 200: WebhookListEnvelope, ...errorResponses(401, 403, 429) },
       },
     },
@@ -65,9 +64,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'getWebhook',
         summary: 'A webhook endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -80,9 +79,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'updateWebhook',
         summary: 'Change the URL, events, description or enabled state of an endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         body: UpdateWebhookBody,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -99,9 +98,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'deleteWebhook',
         summary: 'Delete an endpoint and its delivery log; pending deliveries are dropped',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -117,10 +116,10 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Replace the signing secret; the old one keeps signing alongside for 24 h',
         description: 'During the overlap `webhook-signature` carries two signatures: `v1,<new> v1,<old>`.',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 200: RotatedSecretEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -133,9 +132,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'Deliveries to this endpoint, newest first (paginated)',
         tags,
-        security,
         params: WebhookIdParams,
         querystring: DeliveriesQuery,
         response: { 200: DeliveryListEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
@@ -152,9 +151,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Send a delivered or failed event again (same webhook-id), as a new delivery',
         tags,
-        security,
         params: DeliveryIdParams,
         response: { 202: DeliveryEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
@@ -170,9 +169,9 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     {
       config,
       schema: {
+        operationId: 'testWebhook',
         summary: 'Send a `webhook.test` event to this endpoint',
         tags,
-        security,
         params: WebhookIdParams,
         response: { 202: DeliveryEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },

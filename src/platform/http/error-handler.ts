@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { DatabaseAvailability } from '../db/availability.ts';
-import { AppError, type ErrorCode, errorNameFor } from '../errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, errorNameFor } from '../errors.ts';
 
 export interface ErrorBody {
   error: string;
@@ -13,10 +13,15 @@ export interface ErrorBody {
 
 interface ErrorResponse {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
   headers?: Record<string, string>;
+}
+
+/** An answer by code: the status comes from the catalogue (errors.ts), never restated here. */
+function answer(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): ErrorResponse {
+  return { status: ERROR_STATUS[code], code, message, ...(details ? { details } : {}), ...(headers ? { headers } : {}) };
 }
 
 /** Seconds a client is asked to wait after a 503 caused by a database outage. */
@@ -33,20 +38,18 @@ export function registerErrorHandling(app: FastifyInstance, availability: Databa
     if (clientWentAway(request)) {
       // Nobody is left to answer: an aborted upload is the client's choice, not our failure.
       request.log.info({ code: (error as { code?: string }).code }, 'client aborted the request');
-      return sendError(request, reply, { status: 400, code: 'INVALID_REQUEST', message: 'The request was aborted by the client' });
+      return sendError(request, reply, answer('INVALID_REQUEST', 'The request was aborted by the client'));
     }
     if (availability.suspect(error)) {
       // One warning per outage comes from DatabaseAvailability; per request, one quiet line.
       // The cause's code (ECONNREFUSED, 57014...) only: its message may quote values.
       const { code, cause: inner } = error as { code?: unknown; cause?: { code?: unknown } };
       const cause = code ?? inner?.code;
-      request.log.info({ code: 'SERVICE_UNAVAILABLE', status: 503, cause }, 'request rejected: database unavailable');
-      return sendError(request, reply, {
-        status: 503,
-        code: 'SERVICE_UNAVAILABLE',
-        message: 'The service is temporarily unavailable; retry after a pause',
-        headers: { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) },
+      const response = answer('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after a pause', undefined, {
+        'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS),
       });
+      request.log.info({ code: response.code, status: response.status, cause }, 'request rejected: database unavailable');
+      return sendError(request, reply, response);
     }
     const response = toErrorResponse(error);
     // A deliberate answer (any AppError, 503 NOT_READY included) is not a failure of ours.
@@ -55,11 +58,7 @@ export function registerErrorHandling(app: FastifyInstance, availability: Databa
     return sendError(request, reply, response);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, {
-      status: 404,
-      code: 'ROUTE_NOT_FOUND',
-      message: `No route ${request.method} ${request.url.split('?')[0]}`,
-    }),
+    sendError(request, reply, answer('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
 }
 
@@ -89,40 +88,44 @@ function sendError(request: FastifyRequest, reply: FastifyReply, response: Error
   return reply.code(response.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
 }
 
-const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode; message?: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', message: 'The request body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', message: 'The request body is empty but declared as JSON' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_REQUEST' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' },
-  FST_ERR_BAD_URL: { status: 400, code: 'INVALID_REQUEST', message: 'The URL is not valid: a percent-encoded sequence does not decode' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 400, code: 'INVALID_PARAMETER', message: 'A path parameter is longer than 100 characters' },
-  FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'INVALID_REQUEST', message: 'The request matches no route' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the upload as multipart/form-data' },
+// Fastify's own error codes, by the catalogue code they are answered with (the status follows from it).
+const FASTIFY_CODES: Record<string, { code: ErrorCode; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', message: 'The request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', message: 'The request body is empty but declared as JSON' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_REQUEST' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large' },
+  FST_ERR_BAD_URL: { code: 'INVALID_REQUEST', message: 'The URL is not valid: a percent-encoded sequence does not decode' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'INVALID_PARAMETER', message: 'A path parameter is longer than 100 characters' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'INVALID_REQUEST', message: 'The request matches no route' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the upload as multipart/form-data' },
+};
+
+// Any other client error a plugin raises with only a status: the catalogue code for that status.
+// A status the catalogue has no code for is answered as a plain 400 INVALID_REQUEST.
+const CODE_FOR_CLIENT_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'INVALID_REQUEST',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMIT_EXCEEDED',
+  431: 'HEADERS_TOO_LARGE',
 };
 
 function toErrorResponse(error: FastifyError): ErrorResponse {
-  if (error instanceof AppError) {
-    return { status: error.statusCode, code: error.code, message: error.message, details: error.details, headers: error.headers };
-  }
+  if (error instanceof AppError) return answer(error.code, error.message, error.details, error.headers);
   if (hasZodFastifySchemaValidationErrors(error)) return validationResponse(error);
-  if (isResponseSerializationError(error)) {
-    return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
-  }
+  // Never leak internals: the log has the stack, the client gets the request id to quote.
+  if (isResponseSerializationError(error)) return answer('INTERNAL_ERROR', 'Internal server error');
   const known = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (known) {
     const message = known.code === 'UNSUPPORTED_MEDIA_TYPE' ? unsupportedMediaTypeMessage(error) : (known.message ?? error.message);
-    return { status: known.status, code: known.code, message };
+    return answer(known.code, message);
   }
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is not valid JSON' };
-  }
+  if (error instanceof SyntaxError && error.statusCode === 400) return answer('MALFORMED_JSON', 'The request body is not valid JSON');
   const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    return { status, code: status === 429 ? 'RATE_LIMIT_EXCEEDED' : 'INVALID_REQUEST', message: error.message };
-  }
-  // Never leak internals: the log has the stack, the client gets the request id to quote.
-  return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+  if (status >= 400 && status < 500) return answer(CODE_FOR_CLIENT_STATUS[status] ?? 'INVALID_REQUEST', error.message);
+  return answer('INTERNAL_ERROR', 'Internal server error');
 }
 
 function unsupportedMediaTypeMessage(error: FastifyError): string {
@@ -146,12 +149,11 @@ function validationResponse(error: ValidationError): ErrorResponse {
   const first = issues[0] ?? { field: context, reason: 'invalid value' };
   const details = { field: first.field, reason: first.reason, location: context, ...(issues.length > 1 ? { issues } : {}) };
   if (context === 'params' || context === 'headers') {
-    return {
-      status: 400,
-      code: 'INVALID_PARAMETER',
-      message: `Invalid ${context === 'params' ? 'path parameter' : 'header'} ${first.field}: ${first.reason}`,
+    return answer(
+      'INVALID_PARAMETER',
+      `Invalid ${context === 'params' ? 'path parameter' : 'header'} ${first.field}: ${first.reason}`,
       details,
-    };
+    );
   }
-  return { status: 422, code: 'VALIDATION_ERROR', message: `Invalid ${first.field}: ${first.reason}`, details };
+  return answer('VALIDATION_ERROR', `Invalid ${first.field}: ${first.reason}`, details);
 }

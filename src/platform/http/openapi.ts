@@ -3,6 +3,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { RouteAccess } from './route-access.ts';
+import { declarePublic } from './route-registry.ts';
+import { errorBodyFor } from './schemas.ts';
 
 /** One published API: its routes live under `prefix`, and it gets its own OpenAPI document. */
 export interface ApiDescription {
@@ -11,6 +14,12 @@ export interface ApiDescription {
   version: string;
   description: string;
   securitySchemes: Record<string, OpenAPIV3_1.SecuritySchemeObject>;
+  /**
+   * The security scheme each kind of route access of this API is documented with, by the kind's key
+   * (`{ notesPermission: 'NotesApiKey' }`): an operation's `security` follows from its route's
+   * `config.access` (`[]` when public), so access is declared once.
+   */
+  securityByAccess: Record<string, string>;
 }
 
 // Route schemas are zod; @fastify/swagger collects every route once, through the zod transform,
@@ -26,26 +35,48 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
         securitySchemes: Object.assign({}, ...apis.map((api) => api.securitySchemes)),
       },
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => withSecurity(jsonSchemaTransform(input), input.route.config?.access, apis),
     transformObject: jsonSchemaTransformObject,
   });
 
   for (const api of apis) {
     let cached: OpenAPIV3_1.Document | undefined;
-    app.get(`${api.prefix}/openapi.json`, { schema: { hide: true } }, async () => {
+    app.get(`${api.prefix}/openapi.json`, { config: { access: 'public' }, schema: { hide: true } }, async () => {
       cached ??= sliceDocument(app.swagger() as OpenAPIV3_1.Document, api, publicBaseUrl);
       return cached;
     });
   }
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: {
-      urls: apis.map((api) => ({ name: api.title, url: `${api.prefix}/openapi.json` })),
-      deepLinking: true,
-    },
-    staticCSP: true,
+  await app.register(async (scope) => {
+    declarePublic(scope);
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: {
+        urls: apis.map((api) => ({ name: api.title, url: `${api.prefix}/openapi.json` })),
+        deepLinking: true,
+      },
+      staticCSP: true,
+    });
   });
+}
+
+type Transformed = ReturnType<typeof jsonSchemaTransform>;
+
+// A route schema that states `security` itself keeps it (logout: public, but it reads the session
+// cookie when there is one); every other operation's follows from the route's declared access.
+function withSecurity(result: Transformed, access: RouteAccess | undefined, apis: ApiDescription[]): Transformed {
+  const schema = result.schema as Record<string, unknown> | undefined;
+  if (!schema || schema.hide || schema.security !== undefined || access === undefined) return result;
+  return { ...result, schema: { ...schema, security: securityOf(access, apis) } } as Transformed;
+}
+
+function securityOf(access: RouteAccess, apis: ApiDescription[]): OpenAPIV3_1.SecurityRequirementObject[] {
+  if (access === 'public') return [];
+  for (const kind of Object.keys(access)) {
+    const scheme = apis.map((api) => api.securityByAccess[kind]).find((name) => name !== undefined);
+    if (scheme) return [{ [scheme]: [] }];
+  }
+  throw new Error(`No security scheme documents the route access ${JSON.stringify(access)}`);
 }
 
 // What holds for every operation of both APIs, stated once in each document.
@@ -57,11 +88,13 @@ const COMMON_RULES =
   'retry after that pause. Every error, including those for malformed URLs (400), headers over 16 kB (431) and malformed ' +
   'multipart bodies (400), has the flat error body with `request_id`, echoed in `X-Request-Id`.';
 
-// The 503 every operation can give while the database is away, documented on each.
+// The 503 every operation can give while the database is away, documented on each. Its body schema
+// is created here so the full document always has it.
+errorBodyFor(503);
 const UNAVAILABLE: OpenAPIV3_1.ResponseObject = {
   description: 'The database is unreachable; retry after `Retry-After` seconds (`SERVICE_UNAVAILABLE`).',
   headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error503' } } },
 };
 
 function withUnavailable(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV3_1.PathItemObject | undefined {
@@ -76,6 +109,9 @@ function withUnavailable(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV
   return copy;
 }
 
+// The project's licence (package.json), stated in each document for integrators' tools.
+const LICENSE: OpenAPIV3_1.LicenseObject = { name: 'MIT', url: 'https://opensource.org/licenses/MIT' };
+
 function sliceDocument(full: OpenAPIV3_1.Document, api: ApiDescription, publicBaseUrl: string): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
@@ -83,9 +119,33 @@ function sliceDocument(full: OpenAPIV3_1.Document, api: ApiDescription, publicBa
   }
   return {
     ...full,
-    info: { title: api.title, version: api.version, description: `${api.description}${COMMON_RULES}` },
+    info: { title: api.title, version: api.version, description: `${api.description}${COMMON_RULES}`, license: LICENSE },
     servers: [{ url: `${publicBaseUrl}${api.prefix}` }],
     paths,
-    components: { ...full.components, securitySchemes: api.securitySchemes },
+    components: { schemas: schemasUsedBy(paths, full.components?.schemas ?? {}), securitySchemes: api.securitySchemes },
   };
+}
+
+// Only the schemas this API's operations reach (through any chain of $refs): the registry behind
+// the full document holds both APIs' schemas, and each document carries its own.
+function schemasUsedBy(
+  paths: OpenAPIV3_1.PathsObject,
+  all: Record<string, OpenAPIV3_1.SchemaObject>,
+): Record<string, OpenAPIV3_1.SchemaObject> {
+  const used: Record<string, OpenAPIV3_1.SchemaObject> = {};
+  const visit = (node: unknown): void => {
+    // Objects and arrays alike: an array's entries are its items.
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      const name = key === '$ref' && typeof value === 'string' ? value.match(/^#\/components\/schemas\/(.+)$/)?.[1] : undefined;
+      if (name !== undefined) {
+        const schema = all[name];
+        if (schema === undefined || used[name]) continue;
+        used[name] = schema;
+        visit(schema);
+      } else visit(value);
+    }
+  };
+  visit(paths);
+  return Object.fromEntries(Object.entries(used).sort(([a], [b]) => a.localeCompare(b)));
 }

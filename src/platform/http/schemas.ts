@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_STATUS, type ErrorCode, errorNameFor } from '../errors.ts';
 
 // Shared zod pieces for route schemas: they validate, type and document at once.
 
@@ -12,9 +13,37 @@ export const ErrorBodySchema = z
   })
   .meta({ id: 'ErrorBody', description: 'The flat error body of every 4xx and 5xx response.' });
 
+/** Every catalogue code answered with `status` (errors.ts is the only place a code's status is written). */
+export function errorCodesFor(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+}
+
+const errorBodies = new Map<number, typeof ErrorBodySchema>();
+
+/**
+ * The error body documented for one status: the flat body whose `code` is an enum of the codes that
+ * status can carry, one named component per status (`Error404`), so generated clients can switch on it.
+ */
+export function errorBodyFor(status: number): typeof ErrorBodySchema {
+  let schema = errorBodies.get(status);
+  if (!schema) {
+    const codes = errorCodesFor(status);
+    if (codes.length === 0) throw new Error(`No error code of the catalogue has status ${status}`);
+    schema = ErrorBodySchema.extend({
+      error: z.literal(errorNameFor(status)),
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).meta({ example: codes[0] }),
+    }).meta({
+      id: `Error${status}`,
+      description: `The flat error body of a ${status} response; \`code\` says which.`,
+    }) as unknown as typeof ErrorBodySchema;
+    errorBodies.set(status, schema);
+  }
+  return schema;
+}
+
 /** `response: { 200: Thing, ...errorResponses(401, 403, 404) }` documents a route's error statuses. */
 export function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBodySchema> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as Record<S, typeof ErrorBodySchema>;
+  return Object.fromEntries(statuses.map((status) => [status, errorBodyFor(status)])) as Record<S, typeof ErrorBodySchema>;
 }
 
 /** Every timestamp in a body is `YYYY-MM-DDThh:mm:ssZ`: UTC, no fractional seconds. */

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { DatabaseAvailability } from '../db/availability.ts';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs.ts';
+import type { RouteAccess } from './route-access.ts';
 
 /** What every route and plugin can reach: configuration, the database and the job queue. */
 export interface Platform {
@@ -17,7 +18,7 @@ export interface Platform {
   readonly availability: DatabaseAvailability;
   /** Set on SIGTERM: /readyz fails so load balancers stop sending, while requests are still served. */
   draining: boolean;
-  /** Every route the app registered, with its config: auth suites iterate over it. */
+  /** Every route the app registered, with its config and access: the start-up check and the shared suites read it. */
   readonly routes: RouteRecord[];
 }
 
@@ -25,6 +26,8 @@ export interface RouteRecord {
   readonly method: string;
   readonly url: string;
   readonly config: Record<string, unknown>;
+  /** What the route demands of its caller (`config.access`); undefined only until start-up refuses it. */
+  readonly access: RouteAccess | undefined;
 }
 
 declare module 'fastify' {
