@@ -2,7 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.ts';
 import type { SessionView } from './auth/sessions.service.ts';
 import type { ApiKeyCaller, CrmUserCaller } from './callers.ts';
-import type { ExternalAuthPolicy } from './external/external-auth.ts';
+import type { CrmScope } from './keys/scopes.ts';
+
+/** What an external route demands of its bearer key. Every `/external/*` route must declare one. */
+export interface ExternalAuthPolicy {
+  /** The scope the key must hold; null for routes any valid key may call (`/external/me`). */
+  readonly scope: CrmScope | null;
+  /** True only where a workspace with suspended billing may still call (`/external/me`). */
+  readonly allowSuspendedBilling?: boolean;
+}
 
 // What the CRM authentication hooks attach to a request, and the route option they read.
 declare module 'fastify' {

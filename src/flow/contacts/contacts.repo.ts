@@ -1,12 +1,17 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
-import type { ContactFields } from './contact-input.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type NewContact = typeof contacts.$inferInsert;
 export type ContactChanges = Partial<Omit<NewContact, 'id' | 'workspaceId' | 'createdAt'>>;
 export type PetRow = typeof contactPets.$inferSelect;
+
+/** The upsert's fields after trimming and normalisation: undefined = absent (left alone), null = clear. */
+export type ContactFields = Pick<
+  ContactChanges,
+  'externalId' | 'document' | 'name' | 'phone' | 'email' | 'address' | 'source' | 'profilePicUrl'
+>;
 
 export interface Identifiers {
   externalId?: string;

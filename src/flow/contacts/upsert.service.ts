@@ -5,8 +5,15 @@ import { AppError } from '../../platform/errors.ts';
 import type { AuditEntry } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
-import { type ContactFields, normalizeContactFields } from './contact-input.ts';
-import { type ContactRow, findActiveHolder, findMatch, type Identifiers, prepareContactUpsert } from './contacts.repo.ts';
+import { normalizeContactFields } from './contact-input.ts';
+import {
+  type ContactFields,
+  type ContactRow,
+  findActiveHolder,
+  findMatch,
+  type Identifiers,
+  prepareContactUpsert,
+} from './contacts.repo.ts';
 
 /** Where an external write came from, for the audit trail. */
 export interface RequestMeta {

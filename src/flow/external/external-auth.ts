@@ -7,15 +7,10 @@ import { crmKeyCache } from '../keys/key-cache.ts';
 import { touchApiKey } from '../keys/keys.repo.ts';
 import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
-import '../request-context.ts';
+import type { ExternalAuthPolicy } from '../request-context.ts';
 
-/** What an external route demands of its bearer key. Every `/external/*` route must declare one. */
-export interface ExternalAuthPolicy {
-  /** The scope the key must hold; null for routes any valid key may call (`/external/me`). */
-  readonly scope: CrmScope | null;
-  /** True only where a workspace with suspended billing may still call (`/external/me`). */
-  readonly allowSuspendedBilling?: boolean;
-}
+// Declared beside the route option that carries it (request-context.ts), re-exported for callers here.
+export type { ExternalAuthPolicy };
 
 export interface ExternalRoute {
   readonly method: string;

@@ -31,7 +31,7 @@ export async function exportNote(db: Db, caller: NotesCaller, id: string, format
       transcription_status: note.transcriptionStatus,
     });
   }
-  const document = toExportDocument(note, await sectionsOf(db, note.id));
+  const document = toExportDocument(note, await sectionsOf(note.id, db));
   const { contentType, render } = FORMATS[chosen];
   return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body: render(document) };
 }

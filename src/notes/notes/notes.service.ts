@@ -8,7 +8,7 @@ import { findNote, type NoteRow, noteColumnsWithoutTranscript } from './notes.re
 
 /** The note `id` of the caller's clinic: 404 when missing, 403 when another clinic's. */
 export async function noteOfClinic(db: Db, caller: NotesCaller, id: string): Promise<NoteRow> {
-  const note = await findNote(db, id);
+  const note = await findNote(id, db);
   if (!note) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
   if (note.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This note belongs to another clinic');
   return note;

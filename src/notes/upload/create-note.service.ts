@@ -87,23 +87,26 @@ export async function createNote(
     await deps.storage.putFile(storedKey, audio.path);
 
     const outcome = await deps.db.transaction(async (tx) => {
-      const quotaMinutes = await lockClinicQuota(tx, caller.clinicId);
+      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
       if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
-      const note = await insertNote(tx, {
-        id: noteId,
-        clinicId: caller.clinicId,
-        name: metadata.name,
-        gender: metadata.gender,
-        externalId: metadata.external_id ?? null,
-        metadata: metadata.metadata,
-        noteStyle,
-        audioName: audio.fileName,
-        audioKey: storedKey ?? '',
-        audioFormat: sniffed.format,
-        audioBytes: audio.bytes,
-        audioSha256: audio.sha256,
-        audioDurationSeconds: duration,
-      });
+      const note = await insertNote(
+        {
+          id: noteId,
+          clinicId: caller.clinicId,
+          name: metadata.name,
+          gender: metadata.gender,
+          externalId: metadata.external_id ?? null,
+          metadata: metadata.metadata,
+          noteStyle,
+          audioName: audio.fileName,
+          audioKey: storedKey ?? '',
+          audioFormat: sniffed.format,
+          audioBytes: audio.bytes,
+          audioSha256: audio.sha256,
+          audioDurationSeconds: duration,
+        },
+        tx,
+      );
       const body = {
         status: 'success' as const,
         data: { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) },
@@ -165,7 +168,7 @@ async function checkQuota(tx: Db, clinicId: string, quotaMinutes: number, durati
   const now = new Date();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const usedMinutes = (await audioSecondsSince(tx, clinicId, monthStart)) / 60;
+  const usedMinutes = (await audioSecondsSince(clinicId, monthStart, tx)) / 60;
   if (usedMinutes + durationSeconds / 60 > quotaMinutes) {
     throw new AppError('QUOTA_EXCEEDED', 'The monthly processing quota of this clinic would be exceeded', {
       current_usage: Math.round(usedMinutes * 100) / 100,
