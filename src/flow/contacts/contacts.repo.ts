@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { escapeLike } from '../../platform/db/like.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -174,7 +175,7 @@ export async function listContacts(
   options: { search?: string; limit: number; offset: number },
   tx: Db,
 ): Promise<{ rows: ContactRow[]; total: number }> {
-  const pattern = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const pattern = options.search ? `%${escapeLike(options.search)}%` : undefined;
   const where = and(
     eq(contacts.workspaceId, workspaceId),
     isNull(contacts.deletedAt),

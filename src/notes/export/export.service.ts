@@ -25,7 +25,7 @@ export interface ExportFile {
 /** A completed note of the caller's clinic as a TXT or RTF download. */
 export async function exportNote(db: Db, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
   const chosen = parseFormat(format);
-  const note = await noteOfClinic(db, caller, id);
+  const note = await noteOfClinic(caller, id, db);
   if (note.transcriptionStatus !== 'completed') {
     throw new AppError('NOTE_NOT_COMPLETED', 'Only a completed note can be exported', {
       transcription_status: note.transcriptionStatus,

@@ -89,7 +89,7 @@ export async function usage(db: Db, caller: NotesCaller, id: string, query: z.in
   const to = query.to ?? today;
   const from = query.from ?? shiftDay(to, -((query.days ?? 30) - 1));
   if (from > to) throw new AppError('VALIDATION_ERROR', 'from must not be after to', { field: 'from', reason: 'after to' });
-  const cells = await usageOfKey(db, key.id, from, to);
+  const cells = await usageOfKey(key.id, from, to, db);
 
   const totals = { requests: 0, by_status: {} as Record<string, number> };
   const days = new Map<string, typeof totals>();

@@ -7,6 +7,12 @@ export type NoteRow = typeof notes.$inferSelect;
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
 
+/** A section as the single-note read brings it back (timestamps as JSON strings) or as a row. */
+export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updatedAt'> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+};
+
 /**
  * Every column of a note but the transcript: what the API shows of a note (the transcript has its
  * own route and can weigh tens of kilobytes, so reads that do not show it do not fetch it).
@@ -137,4 +143,58 @@ export async function staleProcessingNotes(before: Date, db: Db, limit = 100): P
     .from(notes)
     .where(and(eq(notes.transcriptionStatus, 'processing'), lt(notes.processingStartedAt, before)))
     .limit(limit);
+}
+
+/**
+ * The single-note read, a hot path: one prepared statement brings the note (without its transcript)
+ * and its sections, ordered, as a JSON array.
+ */
+export function prepareNoteWithSections(db: Db) {
+  // Plain SQL names: in a one-table select drizzle leaves columns unqualified, and the correlated
+  // subquery must say which table's id it means.
+  const statement = db
+    .select({
+      ...noteColumnsWithoutTranscript,
+      sections: sql<SectionFields[]>`coalesce((
+        select json_agg(json_build_object(
+          'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
+          'evidence', s.evidence, 'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
+        from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
+    })
+    .from(notes)
+    .where(eq(notes.id, sql.placeholder('id')))
+    .prepare('note_with_sections');
+  return async (id: string) => (await statement.execute({ id }))[0];
+}
+
+/**
+ * The polling path: one primary-key lookup, prepared once. While a long note is processed in
+ * chunks, the share of chunks already transcribed comes along (a count over the note's few rows).
+ */
+export function prepareNoteStatus(db: Db) {
+  const statement = db
+    .select({
+      clinicId: notes.clinicId,
+      status: notes.transcriptionStatus,
+      progress: sql<number | null>`case when notes.transcription_status = 'processing' then (
+        select (count(*) filter (where c.transcript is not null))::float8 / nullif(count(*), 0)
+        from note_transcript_chunks c where c.note_id = notes.id) end`.as('progress'),
+    })
+    .from(notes)
+    .where(eq(notes.id, sql.placeholder('id')))
+    .prepare('note_status');
+  return async (id: string) => (await statement.execute({ id }))[0];
+}
+
+/**
+ * failed → pending, failure and attempts cleared. A conditional update, so of two simultaneous
+ * retries exactly one gets the row back; undefined when the note is not a failed note of the clinic.
+ */
+export async function requeueFailedNote(id: string, clinicId: string, tx: Db): Promise<{ id: string } | undefined> {
+  const [row] = await tx
+    .update(notes)
+    .set({ transcriptionStatus: 'pending', failure: null, attempts: 0, updatedAt: sql`now()` })
+    .where(and(eq(notes.id, id), eq(notes.clinicId, clinicId), eq(notes.transcriptionStatus, 'failed')))
+    .returning({ id: notes.id });
+  return row;
 }
