@@ -30,12 +30,14 @@ const matchRank = (externalId: SQL, document: SQL) => sql`case
 /**
  * The contact an upsert or a survey trigger is about, in one indexed query: a match by external_id
  * beats one by document, which beats one by phone; within a rank an active contact beats a deleted
- * one, then the most recently updated. Locked, so concurrent upserts of one contact queue up.
+ * one, then the most recently updated. The upsert itself ranks the same way inside
+ * `vetflow_upsert_contact` (upsert-contact.sql), where it also locks the row; this read serves the
+ * survey trigger and names the holder of a conflicting identifier.
  */
 export async function findMatch(
   workspaceId: string,
   ids: Identifiers,
-  options: { includeDeleted: boolean; lock: boolean },
+  options: { includeDeleted: boolean },
   tx: Db,
 ): Promise<ContactRow | undefined> {
   const conditions: SQL[] = [];
@@ -44,13 +46,12 @@ export async function findMatch(
   if (ids.phone !== undefined) conditions.push(eq(contacts.phone, ids.phone));
   if (conditions.length === 0) return undefined;
   const rank = matchRank(sql`${ids.externalId ?? null}`, sql`${ids.document ?? null}`);
-  const query = tx
+  const [row] = await tx
     .select()
     .from(contacts)
     .where(and(eq(contacts.workspaceId, workspaceId), or(...conditions), options.includeDeleted ? undefined : isNull(contacts.deletedAt)))
     .orderBy(rank, sql`${contacts.deletedAt} is not null`, desc(contacts.updatedAt))
     .limit(1);
-  const [row] = options.lock ? await query.for('update') : await query;
   return row;
 }
 
@@ -94,7 +95,7 @@ function contactColumnsOf(alias: string) {
 }
 
 /**
- * The external upsert, one round trip: `vetflow_upsert_contact` (migrations/0010) matches, creates,
+ * The external upsert, one round trip: `vetflow_upsert_contact` (upsert-contact.sql) matches, creates,
  * updates or restores, applies the sync policy and writes the audit entry in one statement,
  * prepared once per database. A taken phone or external_id surfaces as a unique violation.
  */
