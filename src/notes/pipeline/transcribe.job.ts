@@ -108,7 +108,7 @@ export function transcribeJob(deps: PipelineDeps) {
           },
           written,
         );
-        await forgetChunks(deps.db, noteId);
+        await forgetChunks(noteId, deps.db);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
           'note completed',

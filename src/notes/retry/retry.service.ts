@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -27,9 +28,7 @@ const SCOPE = 'POST /notes/retry';
  * longer failed.
  */
 export function retryService(deps: RetryDeps) {
-  return {
-    retry: (caller: NotesCaller, noteId: string, idempotencyKey?: string) => retryNote(deps, caller, noteId, idempotencyKey),
-  };
+  return bindService(deps, { retry: retryNote });
 }
 
 async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
@@ -50,14 +49,17 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
     }
     const body = { status: 'success' as const, data: { id: note.id, transcription_status: 'pending' as const } };
     if (idempotencyKey) {
-      await recordIdempotentResponse(tx, {
-        clinicId: caller.clinicId,
-        scope: SCOPE,
-        key: idempotencyKey,
-        fingerprint: noteId,
-        statusCode: 202,
-        response: body,
-      });
+      await recordIdempotentResponse(
+        {
+          clinicId: caller.clinicId,
+          scope: SCOPE,
+          key: idempotencyKey,
+          fingerprint: noteId,
+          statusCode: 202,
+          response: body,
+        },
+        tx,
+      );
     }
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
     return { statusCode: 202 as const, body, replayed: false };
@@ -66,7 +68,7 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
 
 /** The answer already given to this Idempotency-Key, or undefined; the key used for another note → 422. */
 async function replayOf(caller: NotesCaller, key: string, noteId: string, db: Db): Promise<RetryResult | undefined> {
-  const previous = await findIdempotentResponse(db, caller.clinicId, SCOPE, key);
+  const previous = await findIdempotentResponse(caller.clinicId, SCOPE, key, db);
   if (!previous) return undefined;
   if (previous.fingerprint !== noteId) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', { field: 'Idempotency-Key' });

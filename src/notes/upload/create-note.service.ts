@@ -66,7 +66,7 @@ export async function createNote(
       .digest('hex');
 
     if (idempotencyKey) {
-      const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
+      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
       if (previous) return replay(previous, fingerprint);
     }
 
@@ -112,14 +112,17 @@ export async function createNote(
         data: { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) },
       };
       if (idempotencyKey) {
-        const recorded = await recordIdempotentResponse(tx, {
-          clinicId: caller.clinicId,
-          scope: SCOPE,
-          key: idempotencyKey,
-          fingerprint,
-          statusCode: 201,
-          response: body,
-        });
+        const recorded = await recordIdempotentResponse(
+          {
+            clinicId: caller.clinicId,
+            scope: SCOPE,
+            key: idempotencyKey,
+            fingerprint,
+            statusCode: 201,
+            response: body,
+          },
+          tx,
+        );
         // A concurrent request with the same key won the race: undo ours, answer with theirs.
         if (!recorded) throw new LostIdempotencyRace();
       }
@@ -131,7 +134,7 @@ export async function createNote(
   } catch (error) {
     if (storedKey) await deps.storage.delete(storedKey).catch(() => {});
     if (error instanceof LostIdempotencyRace && idempotencyKey && audio) {
-      const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
+      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
       const fingerprint = createHash('sha256')
         .update(audio.sha256)
         .update('\n')

@@ -36,7 +36,7 @@ export class Outbox {
 
   /** Nothing is stored when no endpoint listens: an event nobody receives is not kept. */
   async record(tx: Db, event: NewEvent): Promise<DeliveryRow[]> {
-    const endpoints = await subscribedEndpoints(tx, event.clinicId, event.type);
+    const endpoints = await subscribedEndpoints(event.clinicId, event.type, tx);
     if (endpoints.length === 0) return [];
     return this.recordFor(
       tx,
@@ -55,7 +55,7 @@ export class Outbox {
 
   /** New deliveries of an existing event (a redelivery), with their jobs. */
   async enqueue(tx: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
-    const deliveries = await insertDeliveries(tx, eventId, endpointIds);
+    const deliveries = await insertDeliveries(eventId, endpointIds, tx);
     for (const delivery of deliveries) await this.jobs().send(this.deliver, { deliveryId: delivery.id }, { tx });
     return deliveries;
   }
