@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import type { NotesCaller } from '../callers.ts';
 import type { Permission } from '../keys/api-key.ts';
-import type { KeyAuthenticator, NotesCaller } from './key-authenticator.ts';
+import type { KeyAuthenticator } from './key-authenticator.ts';
 
 /** Every /notes/v1 route declares one: the permission it needs, or `public` (no key at all). */
 export type NotesAccess = Permission | 'public';

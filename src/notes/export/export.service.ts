@@ -1,7 +1,7 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { sectionsOf } from '../notes/notes.repo.ts';
 import { noteOfClinic } from '../notes/notes.service.ts';
 import { toExportDocument } from './export-document.ts';

@@ -1,7 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
 import { countNotes, noteFilters, notePage } from './note-list.repo.ts';
 import { toNoteBody } from './note-view.ts';

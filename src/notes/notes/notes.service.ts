@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { type ListNotesQuery, listNotes } from './list-notes.ts';
 import { toNoteBody } from './note-view.ts';
 import { findNote, type NoteRow, prepareNoteStatus, prepareNoteWithSections } from './notes.repo.ts';

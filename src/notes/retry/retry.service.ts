@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { requeueFailedNote } from '../notes/notes.repo.ts';
 import { noteOfClinic } from '../notes/notes.service.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { toSectionBody } from '../notes/note-view.ts';
 import { insertSectionVersion, lockSectionWithClinic, updateSection } from './sections.repo.ts';
 

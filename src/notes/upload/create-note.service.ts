@@ -7,7 +7,7 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../notes/notes.repo.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
 import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
