@@ -14,3 +14,8 @@ export async function findClinic(id: string, db: Db): Promise<ClinicRow | undefi
   const [row] = await db.select().from(clinics).where(eq(clinics.id, id));
   return row;
 }
+
+export async function anyClinicExists(tx: Db): Promise<boolean> {
+  const [row] = await tx.select({ id: clinics.id }).from(clinics).limit(1);
+  return row !== undefined;
+}
