@@ -21,7 +21,7 @@ export const DEMO_ADMIN_EMAIL = 'admin@demo-workspace.example';
  * already exist, null. The "done" mark is written in the same transaction, so concurrent first
  * starts create exactly one demo (the second waits on the mark's primary key, then sees it).
  */
-export async function ensureDemoWorkspace(db: Db, passwordLogN: number): Promise<DemoLogin | null> {
+export async function ensureDemoWorkspace(passwordLogN: number, db: Db): Promise<DemoLogin | null> {
   return db.transaction(async (tx) => {
     const marked = await claimSetting(DONE_KEY, stampedValue(), tx);
     if (!marked || (await anyWorkspaceExists(tx))) return null;

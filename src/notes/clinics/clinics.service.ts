@@ -8,7 +8,7 @@ export class ClinicNotFoundError extends Error {
 }
 
 /** An operator-made key (CLI, first start): full permissions of its role, no creator key. */
-export async function issueOperatorKey(db: Db, input: { clinicId: string; role: Role; name: string; expiresAt?: Date | null }) {
+export async function issueOperatorKey(input: { clinicId: string; role: Role; name: string; expiresAt?: Date | null }, db: Db) {
   if (!(await findClinic(input.clinicId, db))) throw new ClinicNotFoundError(`No clinic ${input.clinicId}`);
   const { key, hash, prefix } = generateNotesKey();
   const row = await insertKey(
@@ -28,10 +28,10 @@ export async function issueOperatorKey(db: Db, input: { clinicId: string; role: 
 }
 
 /** A clinic and its first administrator key, together or not at all. */
-export async function createClinic(db: Db, input: { name: string; quotaMinutes?: number | null }) {
+export async function createClinic(input: { name: string; quotaMinutes?: number | null }, db: Db) {
   return db.transaction(async (tx) => {
     const clinic = await insertClinic({ name: input.name, quotaMinutes: input.quotaMinutes ?? null }, tx);
-    const admin = await issueOperatorKey(tx, { clinicId: clinic.id, role: 'administrator', name: 'Administrator' });
+    const admin = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'Administrator' }, tx);
     return { clinic, adminKey: admin.key, adminKeyId: admin.id };
   });
 }

@@ -16,7 +16,7 @@ export async function ensureDemoClinic(db: Db): Promise<{ clinicId: string; admi
     // The marker stays either way: a database that had clinics before its first start (created with
     // `tenant create`) never gets a demo one later.
     if (!claimed || (await anyClinicExists(tx))) return null;
-    const { clinic, adminKey } = await createClinic(tx, { name: 'Demo Clinic' });
+    const { clinic, adminKey } = await createClinic({ name: 'Demo Clinic' }, tx);
     await updateSetting(DEMO_MARKER, { created: true, clinic_id: clinic.id }, tx);
     return { clinicId: clinic.id, adminKey };
   });

@@ -61,14 +61,23 @@ type Query = ListNotesQuery;
  * rows unless `count=exact`: an exact count(*) over a large match (a common name in a clinic with a
  * million notes) costs hundreds of milliseconds, the page itself under one (docs/notes-reads.md).
  */
-export async function listNotes(db: Db, caller: NotesCaller, query: Query, publicBaseUrl: string, countLimit: number) {
+export async function listNotes(
+  caller: NotesCaller,
+  query: Query,
+  { db, publicBaseUrl, countLimit }: { db: Db; publicBaseUrl: string; countLimit: number },
+) {
   const where = noteFilters(caller.clinicId, query);
   const offset = (query.page - 1) * query.limit;
   const rows = await notePage(where, { limit: query.limit, offset }, db);
-  const { total, exact } = await totalOf(db, where, rows.length < query.limit && (rows.length > 0 || offset === 0), {
-    seen: offset + rows.length,
-    countLimit: query.count === 'exact' ? undefined : countLimit,
-  });
+  const { total, exact } = await totalOf(
+    where,
+    rows.length < query.limit && (rows.length > 0 || offset === 0),
+    {
+      seen: offset + rows.length,
+      countLimit: query.count === 'exact' ? undefined : countLimit,
+    },
+    db,
+  );
   const totalPages = Math.ceil(total / query.limit);
   const items = rows.map((row) => toNoteBody(row, publicBaseUrl));
   return {
@@ -81,10 +90,10 @@ export async function listNotes(db: Db, caller: NotesCaller, query: Query, publi
 }
 
 async function totalOf(
-  db: Db,
   where: SQL,
   lastPage: boolean,
   { seen, countLimit }: { seen: number; countLimit: number | undefined },
+  db: Db,
 ): Promise<{ total: number; exact: boolean }> {
   if (lastPage) return { total: seen, exact: true };
   const counted = await countNotes(where, countLimit, db);

@@ -32,7 +32,8 @@ export function notesService(deps: NotesServiceDeps) {
   const noteWithSections = prepareNoteWithSections(deps.db);
   const noteStatus = prepareNoteStatus(deps.db);
   return {
-    list: (caller: NotesCaller, query: ListNotesQuery) => listNotes(deps.db, caller, query, deps.publicBaseUrl, deps.listCountLimit),
+    list: (caller: NotesCaller, query: ListNotesQuery) =>
+      listNotes(caller, query, { db: deps.db, publicBaseUrl: deps.publicBaseUrl, countLimit: deps.listCountLimit }),
 
     /** The single-note read: the note and its sections, as the API shows them. */
     async get(caller: NotesCaller, id: string) {

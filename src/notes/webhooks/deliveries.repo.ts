@@ -7,8 +7,8 @@ export type EventRow = typeof webhookEvents.$inferSelect;
 export type DeliveryWithEvent = DeliveryRow & { eventType: string };
 
 export async function insertEvent(
-  db: Db,
   event: { id: string; clinicId: string; type: string; payload: WebhookPayload },
+  db: Db,
 ): Promise<EventRow> {
   const [row] = await db.insert(webhookEvents).values(event).returning();
   if (!row) throw new Error('insert returned no row');

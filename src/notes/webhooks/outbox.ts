@@ -49,7 +49,7 @@ export class Outbox {
   async recordFor(tx: Db, event: NewEvent, endpointIds: string[]): Promise<DeliveryRow[]> {
     const id = randomUUID();
     const payload = { type: event.type, timestamp: toTimestamp(new Date()), data: event.data };
-    await insertEvent(tx, { id, clinicId: event.clinicId, type: event.type, payload });
+    await insertEvent({ id, clinicId: event.clinicId, type: event.type, payload }, tx);
     return this.enqueue(tx, id, endpointIds);
   }
 
