@@ -39,7 +39,7 @@ try {
 
   // First start on an empty database: demo data whose secrets are printed once, after start-up.
   const demoClinic = await ensureDemoClinic(app.vetflow.database.db);
-  const demoLogin = await ensureDemoWorkspace(app.vetflow.database.db, config.PASSWORD_SCRYPT_LOG_N);
+  const demoLogin = await ensureDemoWorkspace(config.PASSWORD_SCRYPT_LOG_N, app.vetflow.database.db);
 
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { claimSetting, stampedValue, updateSetting } from '../platform/db/app-settings.repo.ts';
 import type { Db } from '../platform/db/client.ts';
-import { appSettings } from '../platform/db/schema/index.ts';
 import { OPERATOR } from './callers.ts';
 import { anyWorkspaceExists } from './workspaces/workspaces.repo.ts';
 import { createWorkspace } from './workspaces/workspaces.service.ts';
@@ -22,14 +21,10 @@ export const DEMO_ADMIN_EMAIL = 'admin@demo-workspace.example';
  * already exist, null. The "done" mark is written in the same transaction, so concurrent first
  * starts create exactly one demo (the second waits on the mark's primary key, then sees it).
  */
-export async function ensureDemoWorkspace(db: Db, passwordLogN: number): Promise<DemoLogin | null> {
+export async function ensureDemoWorkspace(passwordLogN: number, db: Db): Promise<DemoLogin | null> {
   return db.transaction(async (tx) => {
-    const marked = await tx
-      .insert(appSettings)
-      .values({ key: DONE_KEY, value: sql`jsonb_build_object('at', now())` })
-      .onConflictDoNothing()
-      .returning({ key: appSettings.key });
-    if (marked.length === 0 || (await anyWorkspaceExists(tx))) return null;
+    const marked = await claimSetting(DONE_KEY, stampedValue(), tx);
+    if (!marked || (await anyWorkspaceExists(tx))) return null;
 
     const password = randomBytes(15).toString('base64url');
     const { workspace } = await createWorkspace(
@@ -38,10 +33,7 @@ export async function ensureDemoWorkspace(db: Db, passwordLogN: number): Promise
       passwordLogN,
       tx,
     );
-    await tx
-      .update(appSettings)
-      .set({ value: sql`jsonb_build_object('at', now(), 'workspace_id', ${workspace.id}::text)` })
-      .where(sql`${appSettings.key} = ${DONE_KEY}`);
+    await updateSetting(DONE_KEY, stampedValue({ workspace_id: workspace.id }), tx);
     return { workspaceId: workspace.id, workspaceName: workspace.name, email: DEMO_ADMIN_EMAIL, password };
   });
 }

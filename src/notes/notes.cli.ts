@@ -16,7 +16,7 @@ const tenantCreate: CliCommand = {
       if (typeof quotaText !== 'string' || !/^\d+$/.test(quotaText)) throw new CliError('--quota-minutes must be a whole number');
       quotaMinutes = Number(quotaText);
     }
-    const { clinic, adminKey, adminKeyId } = await createClinic(database.db, { name, quotaMinutes });
+    const { clinic, adminKey, adminKeyId } = await createClinic({ name, quotaMinutes }, database.db);
     return { tenant_id: clinic.id, name: clinic.name, admin_key: adminKey, admin_key_id: adminKeyId };
   },
 };
@@ -37,7 +37,7 @@ const keyCreate: CliCommand = {
       if (expiresAt.getTime() <= Date.now()) throw new CliError('--expires-at must be in the future');
     }
     try {
-      return await issueOperatorKey(database.db, { clinicId: tenant.toLowerCase(), role: role as Role, name, expiresAt });
+      return await issueOperatorKey({ clinicId: tenant.toLowerCase(), role: role as Role, name, expiresAt }, database.db);
     } catch (error) {
       if (error instanceof ClinicNotFoundError) throw new CliError(`no tenant ${tenant}`);
       throw error;

@@ -18,13 +18,13 @@ describe('ensureDemoWorkspace', () => {
     const db = t.db.database.db;
     // Two processes starting at once on Postgres: exactly one creates it.
     const other = t.db.url ? openPostgres(t.db.url, 2) : undefined;
-    const [first, racing] = await Promise.all([ensureDemoWorkspace(db, 14), ensureDemoWorkspace(other?.db ?? db, 14)]);
+    const [first, racing] = await Promise.all([ensureDemoWorkspace(14, db), ensureDemoWorkspace(14, other?.db ?? db)]);
     await other?.close();
     const login = first ?? racing;
     expect([first, racing].filter(Boolean)).toHaveLength(1);
     expect(login).toMatchObject({ email: DEMO_ADMIN_EMAIL, workspaceId: expect.any(String) });
     expect(login!.password.length).toBeGreaterThanOrEqual(16);
-    expect(await ensureDemoWorkspace(db, 14)).toBeNull();
+    expect(await ensureDemoWorkspace(14, db)).toBeNull();
 
     const response = await t.app.inject({
       method: 'POST',
@@ -37,12 +37,12 @@ describe('ensureDemoWorkspace', () => {
 
   it('never comes back, even once every workspace has been deleted', async () => {
     await t.db.database.db.delete(workspaces);
-    expect(await ensureDemoWorkspace(t.db.database.db, 14)).toBeNull();
+    expect(await ensureDemoWorkspace(14, t.db.database.db)).toBeNull();
   });
 
   it('leaves a database that already has workspaces alone', async () => {
     await makeWorkspace(populated);
-    expect(await ensureDemoWorkspace(populated.db.database.db, 14)).toBeNull();
+    expect(await ensureDemoWorkspace(14, populated.db.database.db)).toBeNull();
   });
 });
 

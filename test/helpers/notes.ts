@@ -19,12 +19,12 @@ export interface ClinicKeys {
 /** A clinic with one key of each role, plus an expired, a revoked and a disabled key. */
 export async function createClinicWithKeys(database: Database, name = 'Clínica Teste'): Promise<ClinicKeys> {
   const db = database.db;
-  const { clinic, adminKey, adminKeyId } = await createClinic(db, { name });
-  const editor = await issueOperatorKey(db, { clinicId: clinic.id, role: 'editor', name: 'editor' });
-  const viewer = await issueOperatorKey(db, { clinicId: clinic.id, role: 'viewer', name: 'viewer' });
-  const expired = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'expired' });
-  const revoked = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'revoked' });
-  const disabled = await issueOperatorKey(db, { clinicId: clinic.id, role: 'administrator', name: 'disabled' });
+  const { clinic, adminKey, adminKeyId } = await createClinic({ name }, db);
+  const editor = await issueOperatorKey({ clinicId: clinic.id, role: 'editor', name: 'editor' }, db);
+  const viewer = await issueOperatorKey({ clinicId: clinic.id, role: 'viewer', name: 'viewer' }, db);
+  const expired = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'expired' }, db);
+  const revoked = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'revoked' }, db);
+  const disabled = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'disabled' }, db);
   await db.update(notesApiKeys).set({ expiresAt: sql`now() - interval '1 minute'` }).where(eq(notesApiKeys.id, expired.id));
   await db.update(notesApiKeys).set({ revokedAt: sql`now()` }).where(eq(notesApiKeys.id, revoked.id));
   await db.update(notesApiKeys).set({ disabledAt: sql`now()` }).where(eq(notesApiKeys.id, disabled.id));

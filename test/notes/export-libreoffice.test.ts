@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claimForProcessing, completeNote, insertNote } from '../../src/notes/notes/notes.repo.ts';
+import { claimForProcessing, insertNote } from '../../src/notes/notes/notes.repo.ts';
+import { noteOutcomes } from '../../src/notes/pipeline/note-outcome.ts';
 import { NO_NOTE_EVENTS } from '../../src/notes/webhooks/note-events.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { createTestApp } from '../helpers/app.ts';
@@ -35,22 +36,26 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
 
   /** A completed note with all six standard sections, written through the pipeline's own repo calls. */
   async function completedNote() {
-    const note = await insertNote(db.database.db, {
-      clinicId: clinic.clinicId,
-      name: 'Tóbi',
-      gender: 'male',
-      externalId: 'PAC-ç-7',
-      audioKey: 'unused',
-      audioFormat: 'mp3',
-      audioBytes: 1,
-      audioSha256: '0'.repeat(64),
-      audioDurationSeconds: 30,
-    });
-    await claimForProcessing(db.database.db, note.id);
+    const note = await insertNote(
+      {
+        clinicId: clinic.clinicId,
+        name: 'Tóbi',
+        gender: 'male',
+        externalId: 'PAC-ç-7',
+        audioKey: 'unused',
+        audioFormat: 'mp3',
+        audioBytes: 1,
+        audioSha256: '0'.repeat(64),
+        audioDurationSeconds: 30,
+      },
+      db.database.db,
+    );
+    await claimForProcessing(note.id, db.database.db);
     const transcript = { text: '', language: 'pt', duration_seconds: 30, segments: [], provider: 'test', model: null };
     const sections = SECTION_LABELS.map((label) => ({ label, title: SECTION_TITLES[label], content: CONTENTS[label], evidence: [] }));
     const written = { style: 'verbatim' as const, sections, reviewFlags: [] };
-    expect(await completeNote(db.database.db, note.id, transcript, written, NO_NOTE_EVENTS)).toBe(true);
+    const outcomes = noteOutcomes({ db: db.database.db, events: NO_NOTE_EVENTS });
+    expect(await outcomes.complete(note.id, transcript, written)).toBe(true);
     return note;
   }
 

@@ -62,7 +62,7 @@ describe('S3-compatible audio storage', () => {
 
   it('leaves nothing in the bucket when an upload is rejected', async () => {
     const before = objectsInBucket().length;
-    const { adminKey } = await createClinic(db.database.db, { name: 'q', quotaMinutes: 0 });
+    const { adminKey } = await createClinic({ name: 'q', quotaMinutes: 0 }, db.database.db);
     const body = await multipartBody({
       audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' },
       metadata: { name: 'Over quota' },

@@ -169,7 +169,7 @@ describe('POST /notes rejects, leaving nothing behind', () => {
   });
 
   it('over the monthly quota → 403 QUOTA_EXCEEDED', async () => {
-    const { adminKey } = await createClinic(db.database.db, { name: 'Tiny quota', quotaMinutes: 0 });
+    const { adminKey } = await createClinic({ name: 'Tiny quota', quotaMinutes: 0 }, db.database.db);
     await expectNothingLeftBehind(async () => {
       const response = await upload({ audio: { bytes: fixture('consultation.mp3'), fileName: 'x.mp3' }, metadata }, {}, adminKey);
       expect(response.statusCode).toBe(403);

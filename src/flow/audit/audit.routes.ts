@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/db/client.ts';
-import { AppError } from '../../platform/errors.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import type { CrmCaller } from '../callers.ts';
-import { findContact } from '../contacts/contacts.repo.ts';
-import { assertAdministrator, metaOf, pageOf } from '../crm/access.ts';
+import { metaOf, pageOf } from '../crm/access.ts';
 import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
 import { sessionCaller } from '../request-context.ts';
-import { listAuditLogs } from './audit.repo.ts';
+import { readTrail } from './audit.service.ts';
 
 const AuditEntry = z
   .object({
@@ -25,14 +21,6 @@ const AuditEntry = z
     created_at: TimestampSchema,
   })
   .meta({ id: 'ContactAuditEntry' });
-
-/** Administrators read a contact's trail, deleted contacts included (that is when it matters most). */
-async function readTrail(caller: CrmCaller, workspaceId: string, contactId: string, page: { limit: number; offset: number }, db: Db) {
-  assertAdministrator(caller, workspaceId, 'read audit logs');
-  if (!(await findContact(workspaceId, contactId, { includeDeleted: true }, db)))
-    throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
-  return listAuditLogs(workspaceId, contactId, page, db);
-}
 
 export async function auditRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;

@@ -1,13 +1,7 @@
 import { AppError } from '../../platform/errors.ts';
 import type { ContactUpsert } from './contact.schemas.ts';
-import type { ContactChanges } from './contacts.repo.ts';
+import type { ContactFields } from './contacts.repo.ts';
 import { normalizePhone } from './phone.ts';
-
-/** The upsert's fields after trimming and normalisation: undefined = absent (left alone), null = clear. */
-export type ContactFields = Pick<
-  ContactChanges,
-  'externalId' | 'document' | 'name' | 'phone' | 'email' | 'address' | 'source' | 'profilePicUrl'
->;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

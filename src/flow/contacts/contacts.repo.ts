@@ -1,12 +1,18 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { escapeLike } from '../../platform/db/like.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
-import type { ContactFields } from './contact-input.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
 export type NewContact = typeof contacts.$inferInsert;
 export type ContactChanges = Partial<Omit<NewContact, 'id' | 'workspaceId' | 'createdAt'>>;
 export type PetRow = typeof contactPets.$inferSelect;
+
+/** The upsert's fields after trimming and normalisation: undefined = absent (left alone), null = clear. */
+export type ContactFields = Pick<
+  ContactChanges,
+  'externalId' | 'document' | 'name' | 'phone' | 'email' | 'address' | 'source' | 'profilePicUrl'
+>;
 
 export interface Identifiers {
   externalId?: string;
@@ -24,12 +30,14 @@ const matchRank = (externalId: SQL, document: SQL) => sql`case
 /**
  * The contact an upsert or a survey trigger is about, in one indexed query: a match by external_id
  * beats one by document, which beats one by phone; within a rank an active contact beats a deleted
- * one, then the most recently updated. Locked, so concurrent upserts of one contact queue up.
+ * one, then the most recently updated. The upsert itself ranks the same way inside
+ * `vetflow_upsert_contact` (upsert-contact.sql), where it also locks the row; this read serves the
+ * survey trigger and names the holder of a conflicting identifier.
  */
 export async function findMatch(
   workspaceId: string,
   ids: Identifiers,
-  options: { includeDeleted: boolean; lock: boolean },
+  options: { includeDeleted: boolean },
   tx: Db,
 ): Promise<ContactRow | undefined> {
   const conditions: SQL[] = [];
@@ -38,13 +46,12 @@ export async function findMatch(
   if (ids.phone !== undefined) conditions.push(eq(contacts.phone, ids.phone));
   if (conditions.length === 0) return undefined;
   const rank = matchRank(sql`${ids.externalId ?? null}`, sql`${ids.document ?? null}`);
-  const query = tx
+  const [row] = await tx
     .select()
     .from(contacts)
     .where(and(eq(contacts.workspaceId, workspaceId), or(...conditions), options.includeDeleted ? undefined : isNull(contacts.deletedAt)))
     .orderBy(rank, sql`${contacts.deletedAt} is not null`, desc(contacts.updatedAt))
     .limit(1);
-  const [row] = options.lock ? await query.for('update') : await query;
   return row;
 }
 
@@ -88,7 +95,7 @@ function contactColumnsOf(alias: string) {
 }
 
 /**
- * The external upsert, one round trip: `vetflow_upsert_contact` (migrations/0010) matches, creates,
+ * The external upsert, one round trip: `vetflow_upsert_contact` (upsert-contact.sql) matches, creates,
  * updates or restores, applies the sync policy and writes the audit entry in one statement,
  * prepared once per database. A taken phone or external_id surfaces as a unique violation.
  */
@@ -169,7 +176,7 @@ export async function listContacts(
   options: { search?: string; limit: number; offset: number },
   tx: Db,
 ): Promise<{ rows: ContactRow[]; total: number }> {
-  const pattern = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  const pattern = options.search ? `%${escapeLike(options.search)}%` : undefined;
   const where = and(
     eq(contacts.workspaceId, workspaceId),
     isNull(contacts.deletedAt),

@@ -3,12 +3,12 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { parseBody } from '../http/body.ts';
+import { WorkspaceParams } from '../http/params.ts';
 import { keyCaller } from '../request-context.ts';
 import { ContactProjection, ContactUpsertBody, toProjection, UpsertResponse } from './contact.schemas.ts';
 import { deleteContact, getContact } from './contacts.service.ts';
 import { contactUpserter } from './upsert.service.ts';
 
-const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 const tags = ['CRM external: contacts'];
 

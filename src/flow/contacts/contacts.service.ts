@@ -1,10 +1,11 @@
 import type { Db } from '../../platform/db/client.ts';
+import type { AuditChanges } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import { insertAuditLog } from '../audit/audit.repo.ts';
+import { type AuditEntry, insertAuditLog } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import { type ContactRow, findContact, updateContact } from './contacts.repo.ts';
-import { auditEntry, type RequestMeta } from './upsert.service.ts';
+import type { RequestMeta } from './upsert.service.ts';
 
 /** GET /external/.../contacts/{id}: a deleted contact is as absent as a missing one. */
 export async function getContact(caller: ApiKeyCaller, contactId: string, db: Db): Promise<ContactRow> {
@@ -27,6 +28,20 @@ export async function deleteContact(caller: ApiKeyCaller, contactId: string, met
       const deleted = await updateContact(contact.id, { deletedAt: new Date() }, tx);
       changes = { deleted_at: { before: null, after: toTimestamp(deleted.deletedAt!) } };
     }
-    await insertAuditLog({ ...auditEntry(caller, 'deleted', changes, [], meta), contactId: contact.id }, tx);
+    await insertAuditLog({ ...deletionAuditEntry(caller, changes, meta), contactId: contact.id }, tx);
   });
+}
+
+/** The audit row of a successful external DELETE, but its contact. (Upserts write theirs in `vetflow_upsert_contact`.) */
+function deletionAuditEntry(caller: ApiKeyCaller, changes: AuditChanges, meta: RequestMeta): AuditEntry {
+  return {
+    workspaceId: caller.workspaceId,
+    apiKeyId: caller.keyId,
+    apiKeyPrefix: caller.prefix,
+    action: 'deleted',
+    changes,
+    warnings: [],
+    requestId: meta.requestId,
+    ip: meta.ip ?? null,
+  };
 }

@@ -1,12 +1,17 @@
 import type { Db } from '../../platform/db/client.ts';
-import type { AuditChanges } from '../../platform/db/schema/index.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { AuditEntry } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
-import { type ContactFields, normalizeContactFields } from './contact-input.ts';
-import { type ContactRow, findActiveHolder, findMatch, type Identifiers, prepareContactUpsert } from './contacts.repo.ts';
+import { normalizeContactFields } from './contact-input.ts';
+import {
+  type ContactFields,
+  type ContactRow,
+  findActiveHolder,
+  findMatch,
+  type Identifiers,
+  prepareContactUpsert,
+} from './contacts.repo.ts';
 
 /** Where an external write came from, for the audit trail. */
 export interface RequestMeta {
@@ -81,31 +86,11 @@ async function asConflict(error: unknown, workspaceId: string, fields: ContactFi
   const known = index !== undefined ? UNIQUE_INDEXES[index] : undefined;
   if (!known) return error;
   let value = fields[known.field];
-  if (value == null) value = (await findMatch(workspaceId, ids, { includeDeleted: true, lock: false }, db))?.[known.field];
+  if (value == null) value = (await findMatch(workspaceId, ids, { includeDeleted: true }, db))?.[known.field];
   const holder = value ? await findActiveHolder(workspaceId, known.field, value, db) : undefined;
   const label = known.field === 'phone' ? 'phone' : 'external_id';
   return new AppError(known.code, `Another contact of this workspace already has this ${label}`, {
     field: label,
     conflicting_contact_id: holder ?? null,
   });
-}
-
-/** The audit row of a successful external DELETE, but its contact. (Upserts write theirs in `vetflow_upsert_contact`.) */
-export function auditEntry(
-  caller: ApiKeyCaller,
-  action: 'created' | 'updated' | 'restored' | 'deleted',
-  changes: AuditChanges,
-  warnings: string[],
-  meta: RequestMeta,
-): AuditEntry {
-  return {
-    workspaceId: caller.workspaceId,
-    apiKeyId: caller.keyId,
-    apiKeyPrefix: caller.prefix,
-    action,
-    changes,
-    warnings,
-    requestId: meta.requestId,
-    ip: meta.ip ?? null,
-  };
 }

@@ -3,11 +3,11 @@ import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../
 import type { AppInstance } from '../../platform/http/types.ts';
 import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/contact.schemas.ts';
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
+import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import { metaOf, pageOf } from './access.ts';
 import { addPet, editContact, getFullContact, listWorkspaceContacts } from './crm-contacts.service.ts';
 
-const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 export const PageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),

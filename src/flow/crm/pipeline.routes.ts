@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { LeadRow } from './pipeline.repo.ts';
 import { changeLead, createChat, createLead, createStage, getStages } from './pipeline.service.ts';
 
-const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const Stage = z.object({ id: UuidSchema, name: z.string(), position: z.int() }).meta({ id: 'PipelineStage' });
 const Lead = z
   .object({ id: UuidSchema, contact_id: UuidSchema, stage_id: UuidSchema, status: z.enum(['active', 'finished']) })

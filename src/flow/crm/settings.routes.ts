@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { CONTACT_SYNC_POLICIES } from '../../platform/db/schema/index.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import { changeSyncPolicy, configureSurvey, readWorkspace } from './settings.service.ts';
 
-const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const SurveyConfig = z.object({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }).meta({ id: 'SurveyConfig' });
 const Settings = z
   .object({

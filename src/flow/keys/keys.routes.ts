@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { ApiKeyRow } from './keys.repo.ts';
 import { issueApiKey, listApiKeys, revokeKey } from './keys.service.ts';
 import { CRM_SCOPES } from './scopes.ts';
 
-const WorkspaceParams = z.object({ workspace_id: UuidSchema });
 const KeyParams = WorkspaceParams.extend({ id: UuidSchema });
 
 const NewKeyBody = z.object({

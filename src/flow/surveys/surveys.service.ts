@@ -55,7 +55,7 @@ export async function triggerSurvey(caller: ApiKeyCaller, input: SurveyTrigger, 
   }
   const reason = input.reason?.trim() || DEFAULT_SURVEY_REASON;
   return deps.db.transaction(async (tx) => {
-    const contact = await findMatch(caller.workspaceId, ids, { includeDeleted: false, lock: false }, tx);
+    const contact = await findMatch(caller.workspaceId, ids, { includeDeleted: false }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'No active contact matches');
     const lead = await findActiveLead(contact.id, tx);
     if (!lead) throw new AppError('LEAD_NOT_FOUND', 'The contact has no active lead');

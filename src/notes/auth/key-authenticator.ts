@@ -1,15 +1,8 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import { hashNotesKey, NOTES_KEY_PATTERN, type Permission, type Role } from '../keys/api-key.ts';
+import type { NotesCaller } from '../callers.ts';
+import { hashNotesKey, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
 import { prepareFindKeyByHash } from '../keys/keys.repo.ts';
-
-/** Who is calling the Notes API: one key of one clinic. */
-export interface NotesCaller {
-  readonly keyId: string;
-  readonly clinicId: string;
-  readonly role: Role;
-  readonly permissions: readonly Permission[];
-}
 
 interface CachedKey {
   caller: NotesCaller | null;

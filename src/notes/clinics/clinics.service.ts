@@ -8,27 +8,30 @@ export class ClinicNotFoundError extends Error {
 }
 
 /** An operator-made key (CLI, first start): full permissions of its role, no creator key. */
-export async function issueOperatorKey(db: Db, input: { clinicId: string; role: Role; name: string; expiresAt?: Date | null }) {
-  if (!(await findClinic(db, input.clinicId))) throw new ClinicNotFoundError(`No clinic ${input.clinicId}`);
+export async function issueOperatorKey(input: { clinicId: string; role: Role; name: string; expiresAt?: Date | null }, db: Db) {
+  if (!(await findClinic(input.clinicId, db))) throw new ClinicNotFoundError(`No clinic ${input.clinicId}`);
   const { key, hash, prefix } = generateNotesKey();
-  const row = await insertKey(db, {
-    clinicId: input.clinicId,
-    name: input.name,
-    role: input.role,
-    permissions: [...ROLE_PERMISSIONS[input.role]],
-    keyHash: hash,
-    prefix,
-    expiresAt: input.expiresAt ?? null,
-    createdByKeyId: null,
-  });
+  const row = await insertKey(
+    {
+      clinicId: input.clinicId,
+      name: input.name,
+      role: input.role,
+      permissions: [...ROLE_PERMISSIONS[input.role]],
+      keyHash: hash,
+      prefix,
+      expiresAt: input.expiresAt ?? null,
+      createdByKeyId: null,
+    },
+    db,
+  );
   return { id: row.id, key, role: row.role };
 }
 
 /** A clinic and its first administrator key, together or not at all. */
-export async function createClinic(db: Db, input: { name: string; quotaMinutes?: number | null }) {
+export async function createClinic(input: { name: string; quotaMinutes?: number | null }, db: Db) {
   return db.transaction(async (tx) => {
-    const clinic = await insertClinic(tx, { name: input.name, quotaMinutes: input.quotaMinutes ?? null });
-    const admin = await issueOperatorKey(tx, { clinicId: clinic.id, role: 'administrator', name: 'Administrator' });
+    const clinic = await insertClinic({ name: input.name, quotaMinutes: input.quotaMinutes ?? null }, tx);
+    const admin = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'Administrator' }, tx);
     return { clinic, adminKey: admin.key, adminKeyId: admin.id };
   });
 }

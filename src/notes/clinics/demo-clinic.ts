@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { claimSetting, updateSetting } from '../../platform/db/app-settings.repo.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { appSettings, clinics } from '../../platform/db/schema/index.ts';
+import { anyClinicExists } from './clinics.repo.ts';
 import { createClinic } from './clinics.service.ts';
 
 const DEMO_MARKER = 'demo.notes_clinic';
@@ -12,19 +12,12 @@ const DEMO_MARKER = 'demo.notes_clinic';
  */
 export async function ensureDemoClinic(db: Db): Promise<{ clinicId: string; adminKey: string } | null> {
   return db.transaction(async (tx) => {
-    const claimed = await tx
-      .insert(appSettings)
-      .values({ key: DEMO_MARKER, value: { created: true } })
-      .onConflictDoNothing()
-      .returning({ key: appSettings.key });
+    const claimed = await claimSetting(DEMO_MARKER, { created: true }, tx);
     // The marker stays either way: a database that had clinics before its first start (created with
     // `tenant create`) never gets a demo one later.
-    if (claimed.length === 0 || (await tx.select({ id: clinics.id }).from(clinics).limit(1)).length > 0) return null;
-    const { clinic, adminKey } = await createClinic(tx, { name: 'Demo Clinic' });
-    await tx
-      .update(appSettings)
-      .set({ value: { created: true, clinic_id: clinic.id } })
-      .where(eq(appSettings.key, DEMO_MARKER));
+    if (!claimed || (await anyClinicExists(tx))) return null;
+    const { clinic, adminKey } = await createClinic({ name: 'Demo Clinic' }, tx);
+    await updateSetting(DEMO_MARKER, { created: true, clinic_id: clinic.id }, tx);
     return { clinicId: clinic.id, adminKey };
   });
 }

@@ -4,7 +4,7 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { NoteIdParams } from '../notes/note.schemas.ts';
-import { exportNote } from './export.service.ts';
+import { exportService } from './export.service.ts';
 
 // Any string (or a repeated parameter), not z.enum: a bad format must be a 400 (see export.service.ts).
 const ExportQuery = z.object({
@@ -17,6 +17,7 @@ const ExportQuery = z.object({
 const Download = z.string().meta({ description: 'The file; named in Content-Disposition' });
 
 export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
+  const exports = exportService({ db });
   app.get(
     '/notes/:id/export',
     {
@@ -40,7 +41,7 @@ export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
       },
     },
     async (request, reply) => {
-      const file = await exportNote(db, notesCallerOf(request), request.params.id, request.query.format);
+      const file = await exports.exportNote(notesCallerOf(request), request.params.id, request.query.format);
       // Patient data: no shared cache may keep a copy.
       return reply
         .type(file.contentType)

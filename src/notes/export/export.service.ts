@@ -1,6 +1,7 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { sectionsOf } from '../notes/notes.repo.ts';
 import { noteOfClinic } from '../notes/notes.service.ts';
 import { toExportDocument } from './export-document.ts';
@@ -23,17 +24,22 @@ export interface ExportFile {
 }
 
 /** A completed note of the caller's clinic as a TXT or RTF download. */
-export async function exportNote(db: Db, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
+async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
   const chosen = parseFormat(format);
-  const note = await noteOfClinic(db, caller, id);
+  const note = await noteOfClinic(caller, id, db);
   if (note.transcriptionStatus !== 'completed') {
     throw new AppError('NOTE_NOT_COMPLETED', 'Only a completed note can be exported', {
       transcription_status: note.transcriptionStatus,
     });
   }
-  const document = toExportDocument(note, await sectionsOf(db, note.id));
+  const document = toExportDocument(note, await sectionsOf(note.id, db));
   const { contentType, render } = FORMATS[chosen];
   return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body: render(document) };
+}
+
+/** Exports bound once to the database: `exportNote(caller, id, format)`. */
+export function exportService(deps: { db: Db }) {
+  return bindService(deps, { exportNote });
 }
 
 // Checked here rather than as a zod enum on the query string: the shared handler answers a query

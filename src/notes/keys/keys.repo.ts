@@ -16,28 +16,28 @@ export interface NewNotesApiKey {
   createdByKeyId: string | null;
 }
 
-export async function insertKey(db: Db, key: NewNotesApiKey): Promise<NotesApiKeyRow> {
+export async function insertKey(key: NewNotesApiKey, db: Db): Promise<NotesApiKeyRow> {
   const [row] = await db.insert(notesApiKeys).values(key).returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
-export async function findKeyById(db: Db, id: string): Promise<NotesApiKeyRow | undefined> {
+export async function findKeyById(id: string, db: Db): Promise<NotesApiKeyRow | undefined> {
   const [row] = await db.select().from(notesApiKeys).where(eq(notesApiKeys.id, id));
   return row;
 }
 
-export async function listKeysOfClinic(db: Db, clinicId: string): Promise<NotesApiKeyRow[]> {
+export async function listKeysOfClinic(clinicId: string, db: Db): Promise<NotesApiKeyRow[]> {
   return db.select().from(notesApiKeys).where(eq(notesApiKeys.clinicId, clinicId)).orderBy(desc(notesApiKeys.createdAt));
 }
 
 /** Sets revoked_at once; revoking again keeps the first time. */
-export async function revokeKey(db: Db, id: string): Promise<NotesApiKeyRow | undefined> {
+export async function revokeKey(id: string, db: Db): Promise<NotesApiKeyRow | undefined> {
   await db
     .update(notesApiKeys)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(notesApiKeys.id, id), isNull(notesApiKeys.revokedAt)));
-  return findKeyById(db, id);
+  return findKeyById(id, db);
 }
 
 /** The authentication lookup: by hash, prepared once per database (the hot path). */

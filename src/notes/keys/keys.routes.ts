@@ -12,7 +12,7 @@ import {
   UsageEnvelope,
   UsageQuery,
 } from './keys.schemas.ts';
-import * as keys from './keys.service.ts';
+import { keysService } from './keys.service.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
 export interface KeyRoutesDeps {
@@ -24,6 +24,7 @@ export interface KeyRoutesDeps {
 const tags = ['API keys'];
 
 export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: KeyRoutesDeps) {
+  const keys = keysService(db);
   app.post(
     '/api-keys',
     {
@@ -38,7 +39,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
       },
     },
     async (request, reply) => {
-      const created = await keys.createKey(db, notesCallerOf(request), request.body);
+      const created = await keys.createKey(notesCallerOf(request), request.body);
       return reply.code(201).send({ status: 'success' as const, data: created });
     },
   );
@@ -55,7 +56,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
       },
     },
     async (request) => {
-      const data = await keys.listKeys(db, notesCallerOf(request));
+      const data = await keys.listKeys(notesCallerOf(request));
       return { status: 'success' as const, data, meta: { total: data.length } };
     },
   );
@@ -74,7 +75,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
       },
     },
     async (request) => {
-      const data = await keys.revoke(db, notesCallerOf(request), request.params.id);
+      const data = await keys.revoke(notesCallerOf(request), request.params.id);
       authenticator.forget();
       return { status: 'success' as const, data };
     },
@@ -97,7 +98,7 @@ export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: 
     async (request) => {
       // This process's not-yet-written counts first, so a caller sees its own recent requests.
       await usage.flush();
-      const data = await keys.usage(db, notesCallerOf(request), request.params.id, request.query);
+      const data = await keys.usage(notesCallerOf(request), request.params.id, request.query);
       return { status: 'success' as const, data };
     },
   );

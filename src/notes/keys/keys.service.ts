@@ -1,8 +1,9 @@
 import type { z } from 'zod';
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { generateNotesKey, type Permission, ROLE_PERMISSIONS, ROLES, type Role, smallestRoleFor } from './api-key.ts';
 import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
 import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
@@ -28,7 +29,7 @@ export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
 }
 
 /** A key never gets more than its creator: no permission and no role above the creator's. */
-export async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
+async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
   const role: Role = input.role ?? smallestRoleFor(input.permissions);
   const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
   if (beyondRole.length > 0) {
@@ -49,47 +50,50 @@ export async function createKey(db: Db, caller: NotesCaller, input: z.infer<type
     throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at', reason: 'in the past' });
   }
   const { key, hash, prefix } = generateNotesKey();
-  const row = await insertKey(db, {
-    clinicId: caller.clinicId,
-    name: input.name,
-    role,
-    permissions: input.permissions,
-    keyHash: hash,
-    prefix,
-    expiresAt,
-    createdByKeyId: caller.keyId,
-  });
+  const row = await insertKey(
+    {
+      clinicId: caller.clinicId,
+      name: input.name,
+      role,
+      permissions: input.permissions,
+      keyHash: hash,
+      prefix,
+      expiresAt,
+      createdByKeyId: caller.keyId,
+    },
+    db,
+  );
   return { ...toKeyRecord(row), key };
 }
 
-export async function listKeys(db: Db, caller: NotesCaller) {
-  return (await listKeysOfClinic(db, caller.clinicId)).map((row) => toKeyRecord(row));
+async function listKeys(db: Db, caller: NotesCaller) {
+  return (await listKeysOfClinic(caller.clinicId, db)).map((row) => toKeyRecord(row));
 }
 
 /** The key `id` of the caller's clinic: 404 when it does not exist, 403 when it is another clinic's. */
 async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<NotesApiKeyRow> {
-  const row = await findKeyById(db, id);
+  const row = await findKeyById(id, db);
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This API key belongs to another clinic');
   return row;
 }
 
-export async function revoke(db: Db, caller: NotesCaller, id: string) {
+async function revoke(db: Db, caller: NotesCaller, id: string) {
   await keyOfClinic(db, caller, id);
-  const row = await revokeKey(db, id);
+  const row = await revokeKey(id, db);
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   return toKeyRecord(row);
 }
 
 type Usage = z.infer<typeof UsageEnvelope>['data'];
 
-export async function usage(db: Db, caller: NotesCaller, id: string, query: z.infer<typeof UsageQuery>): Promise<Usage> {
+async function usage(db: Db, caller: NotesCaller, id: string, query: z.infer<typeof UsageQuery>): Promise<Usage> {
   const key = await keyOfClinic(db, caller, id);
   const today = new Date().toISOString().slice(0, 10);
   const to = query.to ?? today;
   const from = query.from ?? shiftDay(to, -((query.days ?? 30) - 1));
   if (from > to) throw new AppError('VALIDATION_ERROR', 'from must not be after to', { field: 'from', reason: 'after to' });
-  const cells = await usageOfKey(db, key.id, from, to);
+  const cells = await usageOfKey(key.id, from, to, db);
 
   const totals = { requests: 0, by_status: {} as Record<string, number> };
   const days = new Map<string, typeof totals>();
@@ -124,4 +128,9 @@ function shiftDay(day: string, deltaDays: number): string {
   const date = new Date(`${day}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + deltaDays);
   return date.toISOString().slice(0, 10);
+}
+
+/** The key operations bound once to the database: each takes (caller, input). */
+export function keysService(db: Db) {
+  return bindService(db, { createKey, listKeys, revoke, usage });
 }

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { addUsage } from './usage.repo.ts';
 
 /**
  * Counts requests per key, UTC day, endpoint and status class in memory and writes them in one
@@ -57,24 +57,15 @@ export class UsageRecorder {
     const lastUsed = this.lastUsed;
     this.counts = new Map();
     this.lastUsed = new Map();
-    const cells = [...counts].map(([cell, count]) => {
-      const [keyId, day, endpoint, statusClass] = JSON.parse(cell) as string[];
-      return sql`(${keyId}::uuid, ${day}::date, ${endpoint}, ${statusClass}, ${count}::int)`;
-    });
-    const used = [...lastUsed].map(([keyId, at]) => sql`(${keyId}::uuid, ${at.toISOString()}::timestamptz)`);
     try {
-      await this.db.transaction(async (tx) => {
-        // Keys deleted meanwhile are skipped rather than failing the whole batch.
-        await tx.execute(sql`
-          insert into notes_api_key_usage (key_id, day, endpoint, status_class, count)
-          select v.* from (values ${sql.join(cells, sql`, `)}) as v(key_id, day, endpoint, status_class, count)
-          where exists (select 1 from notes_api_keys k where k.id = v.key_id)
-          on conflict (key_id, day, endpoint, status_class)
-          do update set count = notes_api_key_usage.count + excluded.count`);
-        await tx.execute(sql`
-          update notes_api_keys k set last_used_at = greatest(k.last_used_at, v.at)
-          from (values ${sql.join(used, sql`, `)}) as v(id, at) where k.id = v.id`);
-      });
+      await addUsage(
+        [...counts].map(([cell, count]) => {
+          const [keyId, day, endpoint, statusClass] = JSON.parse(cell) as string[];
+          return { keyId: keyId!, day: day!, endpoint: endpoint!, statusClass: statusClass!, count };
+        }),
+        [...lastUsed].map(([keyId, at]) => ({ keyId, at })),
+        this.db,
+      );
     } catch (error) {
       // Put the counts back so the next flush retries them.
       for (const [cell, count] of counts) this.counts.set(cell, (this.counts.get(cell) ?? 0) + count);

@@ -1,11 +1,10 @@
-import { and, count, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
-import { notes } from '../../platform/db/schema/index.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
+import { countNotes, noteFilters, notePage } from './note-list.repo.ts';
 import { toNoteBody } from './note-view.ts';
-import { noteColumnsWithoutTranscript } from './notes.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -53,22 +52,8 @@ export const NoteListEnvelope = z
   })
   .meta({ id: 'NoteListResponse', description: 'Both documented list shapes over the same items, newest first.' });
 
-type Query = z.infer<typeof ListNotesQuery>;
-
-function filtersOf(clinicId: string, query: Query): SQL {
-  const conditions: SQL[] = [eq(notes.clinicId, clinicId)];
-  if (query.transcription_status) conditions.push(eq(notes.transcriptionStatus, query.transcription_status));
-  if (query.external_id) conditions.push(eq(notes.externalId, query.external_id));
-  if (query.name) {
-    // LIKE wildcards in the search text are literal characters, not patterns.
-    const escaped = query.name.replace(/[\\%_]/g, (char) => `\\${char}`);
-    conditions.push(sql`vetflow_fold(${notes.name}) like '%' || vetflow_fold(${escaped}) || '%'`);
-  }
-  if (query.from) conditions.push(gte(notes.createdAt, new Date(`${query.from}T00:00:00Z`)));
-  if (query.to) conditions.push(lt(notes.createdAt, new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000)));
-  if (query.days) conditions.push(gte(notes.createdAt, new Date(Date.now() - query.days * 86_400_000)));
-  return and(...conditions) as SQL;
-}
+export type ListNotesQuery = z.infer<typeof ListNotesQuery>;
+type Query = ListNotesQuery;
 
 /**
  * One page, newest first, and the total. The page comes first: when it is the last one (not full)
@@ -76,22 +61,23 @@ function filtersOf(clinicId: string, query: Query): SQL {
  * rows unless `count=exact`: an exact count(*) over a large match (a common name in a clinic with a
  * million notes) costs hundreds of milliseconds, the page itself under one (docs/notes-reads.md).
  */
-export async function listNotes(db: Db, caller: NotesCaller, query: Query, publicBaseUrl: string, countLimit: number) {
-  const where = filtersOf(caller.clinicId, query);
+export async function listNotes(
+  caller: NotesCaller,
+  query: Query,
+  { db, publicBaseUrl, countLimit }: { db: Db; publicBaseUrl: string; countLimit: number },
+) {
+  const where = noteFilters(caller.clinicId, query);
   const offset = (query.page - 1) * query.limit;
-  const rows = await db
-    .select(noteColumnsWithoutTranscript)
-    .from(notes)
-    .where(where)
-    // NULLS LAST, as notes_clinic_created_idx is built: plain DESC means NULLS FIRST, which that
-    // index cannot return in order, so every page sorted all the matching rows (both columns are NOT NULL).
-    .orderBy(sql`${notes.createdAt} desc nulls last`, sql`${notes.id} desc nulls last`)
-    .limit(query.limit)
-    .offset(offset);
-  const { total, exact } = await totalOf(db, where, rows.length < query.limit && (rows.length > 0 || offset === 0), {
-    seen: offset + rows.length,
-    countLimit: query.count === 'exact' ? undefined : countLimit,
-  });
+  const rows = await notePage(where, { limit: query.limit, offset }, db);
+  const { total, exact } = await totalOf(
+    where,
+    rows.length < query.limit && (rows.length > 0 || offset === 0),
+    {
+      seen: offset + rows.length,
+      countLimit: query.count === 'exact' ? undefined : countLimit,
+    },
+    db,
+  );
   const totalPages = Math.ceil(total / query.limit);
   const items = rows.map((row) => toNoteBody(row, publicBaseUrl));
   return {
@@ -104,25 +90,14 @@ export async function listNotes(db: Db, caller: NotesCaller, query: Query, publi
 }
 
 async function totalOf(
-  db: Db,
   where: SQL,
   lastPage: boolean,
   { seen, countLimit }: { seen: number; countLimit: number | undefined },
+  db: Db,
 ): Promise<{ total: number; exact: boolean }> {
   if (lastPage) return { total: seen, exact: true };
-  if (countLimit === undefined) {
-    const [row] = await db.select({ total: count() }).from(notes).where(where);
-    return { total: Number(row?.total ?? 0), exact: true };
-  }
-  const matching = db
-    .select({ one: sql`1`.as('one') })
-    .from(notes)
-    .where(where)
-    .limit(countLimit + 1)
-    .as('matching');
-  const [row] = await db.select({ total: count() }).from(matching);
-  const counted = Number(row?.total ?? 0);
-  if (counted <= countLimit) return { total: counted, exact: true };
+  const counted = await countNotes(where, countLimit, db);
+  if (countLimit === undefined || counted <= countLimit) return { total: counted, exact: true };
   // At least this many; more pages than that still answer.
   return { total: Math.max(countLimit, seen), exact: false };
 }

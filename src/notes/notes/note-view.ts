@@ -1,12 +1,6 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
-import type { NoteSummaryRow, SectionRow } from './notes.repo.ts';
-
-/** A section as the single-note read brings it back (timestamps as JSON strings) or as a row. */
-export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updatedAt'> & {
-  createdAt: Date | string;
-  updatedAt: Date | string;
-};
+import type { NoteSummaryRow, SectionFields } from './notes.repo.ts';
 
 /** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
 export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[]) {

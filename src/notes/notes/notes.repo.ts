@@ -2,11 +2,16 @@ import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-or
 import type { Db } from '../../platform/db/client.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
 import type { WrittenNote } from '../pipeline/write-sections.ts';
-import type { NoteEvents } from '../webhooks/note-events.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
+
+/** A section as the single-note read brings it back (timestamps as JSON strings) or as a row. */
+export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updatedAt'> & {
+  createdAt: Date | string;
+  updatedAt: Date | string;
+};
 
 /**
  * Every column of a note but the transcript: what the API shows of a note (the transcript has its
@@ -17,29 +22,29 @@ const { transcript: _transcript, ...noteColumnsWithoutTranscript } = getTableCol
 export { noteColumnsWithoutTranscript };
 export type NoteSummaryRow = Omit<NoteRow, 'transcript'>;
 
-export async function insertNote(db: Db, note: NewNote): Promise<NoteRow> {
+export async function insertNote(note: NewNote, db: Db): Promise<NoteRow> {
   const [row] = await db.insert(notes).values(note).returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
-export async function findNote(db: Db, id: string): Promise<NoteRow | undefined> {
+export async function findNote(id: string, db: Db): Promise<NoteRow | undefined> {
   const [row] = await db.select().from(notes).where(eq(notes.id, id));
   return row;
 }
 
-export async function sectionsOf(db: Db, noteId: string): Promise<SectionRow[]> {
+export async function sectionsOf(noteId: string, db: Db): Promise<SectionRow[]> {
   return db.select().from(noteSections).where(eq(noteSections.noteId, noteId)).orderBy(asc(noteSections.position));
 }
 
 /** Locks the clinic row (serialising quota checks of one clinic) and returns its quota. */
-export async function lockClinicQuota(tx: Db, clinicId: string): Promise<number | null> {
+export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number | null> {
   const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
   return row?.quotaMinutes ?? null;
 }
 
 /** Seconds of audio the clinic uploaded since `since` (failed notes included: they were processed). */
-export async function audioSecondsSince(tx: Db, clinicId: string, since: Date): Promise<number> {
+export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): Promise<number> {
   const [row] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${notes.audioDurationSeconds}), 0)::float8` })
     .from(notes)
@@ -51,7 +56,7 @@ export async function audioSecondsSince(tx: Db, clinicId: string, since: Date): 
  * A worker takes the note: pending (or processing, when a crashed worker's job is retried) →
  * processing. Completed and failed notes are left alone, which makes a re-run a no-op.
  */
-export async function claimForProcessing(db: Db, id: string): Promise<NoteRow | undefined> {
+export async function claimForProcessing(id: string, db: Db): Promise<NoteRow | undefined> {
   const [row] = await db
     .update(notes)
     .set({
@@ -66,68 +71,63 @@ export async function claimForProcessing(db: Db, id: string): Promise<NoteRow | 
 }
 
 /**
- * Writes the result in one transaction: sections replaced (never duplicated), then `completed`,
- * and the `note.completed` event recorded (outbox) in that same transaction.
+ * processing → completed with its transcript, the sections replaced (never duplicated). Several
+ * statements: run it in the transaction that also records the note's event (pipeline/note-outcome.ts).
+ * False when the note had left `processing` meanwhile (nothing changed).
  */
-export async function completeNote(
-  db: Db,
+export async function markNoteCompleted(
   id: string,
   transcript: StoredTranscript,
   written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>,
-  events: NoteEvents,
+  tx: Db,
 ): Promise<boolean> {
   const { sections } = written;
-  return db.transaction(async (tx) => {
-    const [note] = await tx
-      .update(notes)
-      .set({
-        transcriptionStatus: 'completed',
-        transcript,
-        noteStyle: written.style,
-        reviewFlags: written.reviewFlags,
-        failure: null,
-        completedAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')))
-      .returning({ id: notes.id });
-    if (!note) return false;
-    await tx.delete(noteSections).where(eq(noteSections.noteId, id));
-    if (sections.length > 0) {
-      await tx.insert(noteSections).values(
-        sections.map((section, index) => ({
-          noteId: id,
-          label: section.label,
-          title: section.title,
-          content: section.content,
-          evidence: section.evidence,
-          order: String(index + 1),
-          position: index + 1,
-        })),
-      );
-    }
-    await events.completed(tx, id);
-    return true;
-  });
+  const [note] = await tx
+    .update(notes)
+    .set({
+      transcriptionStatus: 'completed',
+      transcript,
+      noteStyle: written.style,
+      reviewFlags: written.reviewFlags,
+      failure: null,
+      completedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(notes.id, id), eq(notes.transcriptionStatus, 'processing')))
+    .returning({ id: notes.id });
+  if (!note) return false;
+  await tx.delete(noteSections).where(eq(noteSections.noteId, id));
+  if (sections.length > 0) {
+    await tx.insert(noteSections).values(
+      sections.map((section, index) => ({
+        noteId: id,
+        label: section.label,
+        title: section.title,
+        content: section.content,
+        evidence: section.evidence,
+        order: String(index + 1),
+        position: index + 1,
+      })),
+    );
+  }
+  return true;
 }
 
-/** `failed` with its failure, and the `note.failed` event recorded in the same transaction. */
-export async function failNote(db: Db, id: string, failure: { code: string; message: string }, events: NoteEvents): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(notes)
-      .set({ transcriptionStatus: 'failed', failure, updatedAt: sql`now()` })
-      .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
-      .returning({ id: notes.id });
-    if (rows.length === 0) return false;
-    await events.failed(tx, id);
-    return true;
-  });
+/** pending/processing → failed with its failure; false when the note had already finished. */
+export async function markNoteFailed(id: string, failure: { code: string; message: string }, tx: Db): Promise<boolean> {
+  const rows = await tx
+    .update(notes)
+    .set({ transcriptionStatus: 'failed', failure, updatedAt: sql`now()` })
+    .where(and(eq(notes.id, id), inArray(notes.transcriptionStatus, ['pending', 'processing'])))
+    .returning({ id: notes.id });
+  return rows.length > 0;
 }
 
-/** A retryable failure: back to pending while the job waits out its backoff. */
-/** processing → pending; false when the note had left `processing` meanwhile (nothing changed). */
-export async function releaseNote(db: Db, id: string): Promise<boolean> {
+/**
+ * A retryable failure: processing → pending while the job waits out its backoff; false when the
+ * note had left `processing` meanwhile (nothing changed).
+ */
+export async function releaseNote(id: string, db: Db): Promise<boolean> {
   const released = await db
     .update(notes)
     .set({ transcriptionStatus: 'pending', updatedAt: sql`now()` })
@@ -137,10 +137,64 @@ export async function releaseNote(db: Db, id: string): Promise<boolean> {
 }
 
 /** Notes a worker took before `before` and never finished: their worker died. */
-export async function staleProcessingNotes(db: Db, before: Date, limit = 100): Promise<NoteRow[]> {
+export async function staleProcessingNotes(before: Date, db: Db, limit = 100): Promise<NoteRow[]> {
   return db
     .select()
     .from(notes)
     .where(and(eq(notes.transcriptionStatus, 'processing'), lt(notes.processingStartedAt, before)))
     .limit(limit);
+}
+
+/**
+ * The single-note read, a hot path: one prepared statement brings the note (without its transcript)
+ * and its sections, ordered, as a JSON array.
+ */
+export function prepareNoteWithSections(db: Db) {
+  // Plain SQL names: in a one-table select drizzle leaves columns unqualified, and the correlated
+  // subquery must say which table's id it means.
+  const statement = db
+    .select({
+      ...noteColumnsWithoutTranscript,
+      sections: sql<SectionFields[]>`coalesce((
+        select json_agg(json_build_object(
+          'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
+          'evidence', s.evidence, 'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
+        from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
+    })
+    .from(notes)
+    .where(eq(notes.id, sql.placeholder('id')))
+    .prepare('note_with_sections');
+  return async (id: string) => (await statement.execute({ id }))[0];
+}
+
+/**
+ * The polling path: one primary-key lookup, prepared once. While a long note is processed in
+ * chunks, the share of chunks already transcribed comes along (a count over the note's few rows).
+ */
+export function prepareNoteStatus(db: Db) {
+  const statement = db
+    .select({
+      clinicId: notes.clinicId,
+      status: notes.transcriptionStatus,
+      progress: sql<number | null>`case when notes.transcription_status = 'processing' then (
+        select (count(*) filter (where c.transcript is not null))::float8 / nullif(count(*), 0)
+        from note_transcript_chunks c where c.note_id = notes.id) end`.as('progress'),
+    })
+    .from(notes)
+    .where(eq(notes.id, sql.placeholder('id')))
+    .prepare('note_status');
+  return async (id: string) => (await statement.execute({ id }))[0];
+}
+
+/**
+ * failed → pending, failure and attempts cleared. A conditional update, so of two simultaneous
+ * retries exactly one gets the row back; undefined when the note is not a failed note of the clinic.
+ */
+export async function requeueFailedNote(id: string, clinicId: string, tx: Db): Promise<{ id: string } | undefined> {
+  const [row] = await tx
+    .update(notes)
+    .set({ transcriptionStatus: 'pending', failure: null, attempts: 0, updatedAt: sql`now()` })
+    .where(and(eq(notes.id, id), eq(notes.clinicId, clinicId), eq(notes.transcriptionStatus, 'failed')))
+    .returning({ id: notes.id });
+  return row;
 }

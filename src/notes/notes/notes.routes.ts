@@ -4,9 +4,9 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { ListNotesQuery, listNotes, NoteListEnvelope } from './list-notes.ts';
+import { ListNotesQuery, NoteListEnvelope } from './list-notes.ts';
 import { NoteEnvelope, NoteIdParams, StatusResultSchema } from './note.schemas.ts';
-import { noteOfClinic, prepareNoteReader, prepareStatusLookup } from './notes.service.ts';
+import { notesService } from './notes.service.ts';
 
 const TranscriptEnvelope = z
   .object({
@@ -36,8 +36,7 @@ export async function noteReadRoutes(
   app: AppInstance,
   { db, publicBaseUrl, listCountLimit }: { db: Db; publicBaseUrl: string; listCountLimit: number },
 ) {
-  const statusOf = prepareStatusLookup(db);
-  const readNote = prepareNoteReader(db, publicBaseUrl);
+  const notes = notesService({ db, publicBaseUrl, listCountLimit });
 
   app.get(
     '/notes',
@@ -51,7 +50,7 @@ export async function noteReadRoutes(
         response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => listNotes(db, notesCallerOf(request), request.query, publicBaseUrl, listCountLimit),
+    async (request) => notes.list(notesCallerOf(request), request.query),
   );
 
   app.get(
@@ -72,7 +71,7 @@ export async function noteReadRoutes(
       if (format !== 'json' && format !== 'txt') {
         throw new AppError('INVALID_PARAMETER', 'format must be json or txt', { field: 'format', expected: ['json', 'txt'] });
       }
-      const note = await noteOfClinic(db, notesCallerOf(request), request.params.id);
+      const note = await notes.find(notesCallerOf(request), request.params.id);
       if (note.transcriptionStatus !== 'completed' || !note.transcript) {
         throw new AppError('NOTE_NOT_COMPLETED', 'The transcript exists once the note is completed', {
           transcription_status: note.transcriptionStatus,
@@ -99,7 +98,7 @@ export async function noteReadRoutes(
         response: { 200: NoteEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await readNote(notesCallerOf(request), request.params.id) }),
+    async (request) => ({ status: 'success' as const, data: await notes.get(notesCallerOf(request), request.params.id) }),
   );
 
   app.get(
@@ -114,6 +113,6 @@ export async function noteReadRoutes(
         response: { 200: StatusResultSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => statusOf(notesCallerOf(request), request.params.id),
+    async (request) => notes.status(notesCallerOf(request), request.params.id),
   );
 }

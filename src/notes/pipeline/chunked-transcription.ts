@@ -58,7 +58,7 @@ export async function transcribeNoteAudio(
   const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
   if (!plan || plan.length === 1) return deps.transcriber.transcribe(input, signal);
 
-  const done = await recordChunkPlan(deps.db, note.id, plan);
+  const done = await recordChunkPlan(note.id, plan, deps.db);
   const dir = path.join(deps.tempRoot, note.id);
   await sweepStaleDirs(deps.tempRoot, deps.staleTempSeconds * 1000);
   // A crashed attempt at this note may have left its files: start clean.
@@ -136,7 +136,7 @@ async function runChunks(
     for (let chunk = queue.shift(); chunk && !both.aborted; chunk = queue.shift()) {
       try {
         const transcript = await transcribeChunk(deps, run, chunk, both, logger);
-        await saveChunkTranscript(deps.db, run.noteId, chunk.index, transcript);
+        await saveChunkTranscript(run.noteId, chunk.index, transcript, deps.db);
         run.done.set(chunk.index, transcript);
       } catch (error) {
         failure ??= describeChunkFailure(error, chunk, run.plan.length);

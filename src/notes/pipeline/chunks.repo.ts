@@ -8,7 +8,7 @@ import type { ChunkRange } from '../../providers/transcription/chunks/plan.ts';
  * that differs from the recorded one (the limits changed between attempts) replaces it: its old
  * transcripts cover other ranges and cannot be stitched with the new ones.
  */
-export async function recordChunkPlan(db: Db, noteId: string, plan: ChunkRange[]): Promise<Map<number, StoredChunkTranscript>> {
+export async function recordChunkPlan(noteId: string, plan: ChunkRange[], db: Db): Promise<Map<number, StoredChunkTranscript>> {
   return db.transaction(async (tx) => {
     const rows = await tx
       .select()
@@ -28,7 +28,7 @@ export async function recordChunkPlan(db: Db, noteId: string, plan: ChunkRange[]
   });
 }
 
-export async function saveChunkTranscript(db: Db, noteId: string, chunkIndex: number, transcript: StoredChunkTranscript): Promise<void> {
+export async function saveChunkTranscript(noteId: string, chunkIndex: number, transcript: StoredChunkTranscript, db: Db): Promise<void> {
   await db
     .update(noteTranscriptChunks)
     .set({ transcript, completedAt: sql`now()` })
@@ -36,6 +36,6 @@ export async function saveChunkTranscript(db: Db, noteId: string, chunkIndex: nu
 }
 
 /** Once the note's transcript is stored, its chunks' transcripts are redundant. */
-export async function deleteChunks(db: Db, noteId: string): Promise<void> {
+export async function deleteChunks(noteId: string, db: Db): Promise<void> {
   await db.delete(noteTranscriptChunks).where(eq(noteTranscriptChunks.noteId, noteId));
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
-import { failNote, releaseNote, staleProcessingNotes } from '../notes/notes.repo.ts';
+import { releaseNote, staleProcessingNotes } from '../notes/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
+import { noteOutcomes } from './note-outcome.ts';
 import { MAX_ATTEMPTS, type transcribeJob } from './transcribe.job.ts';
 
 /**
@@ -17,6 +18,7 @@ export function reconcileJob(deps: {
   staleAfterSeconds: number;
   events: NoteEvents;
 }) {
+  const outcomes = noteOutcomes(deps);
   return defineJob({
     name: 'notes.reconcile',
     payload: z.unknown(),
@@ -24,19 +26,14 @@ export function reconcileJob(deps: {
     queue: { retryLimit: 0 },
     async handle(_payload, { logger }) {
       const before = new Date(Date.now() - deps.staleAfterSeconds * 1000);
-      for (const note of await staleProcessingNotes(deps.db, before)) {
+      for (const note of await staleProcessingNotes(before, deps.db)) {
         if (note.attempts >= MAX_ATTEMPTS) {
-          await failNote(
-            deps.db,
-            note.id,
-            { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' },
-            deps.events,
-          );
+          await outcomes.fail(note.id, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
         } else {
           // Released and re-queued together: a crash in between must not leave a pending note
           // without a job (this sweep only looks at `processing` ones).
           await deps.db.transaction(async (tx) => {
-            if (await releaseNote(tx, note.id)) await deps.jobs().send(deps.transcribe, { noteId: note.id }, { tx });
+            if (await releaseNote(note.id, tx)) await deps.jobs().send(deps.transcribe, { noteId: note.id }, { tx });
           });
         }
         logger.warn({ noteId: note.id, attempts: note.attempts }, 'stale processing note reconciled');

@@ -8,9 +8,10 @@ import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
-import { claimForProcessing, completeNote, failNote, releaseNote } from '../notes/notes.repo.ts';
+import { claimForProcessing, releaseNote } from '../notes/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { forgetChunks, transcribeNoteAudio } from './chunked-transcription.ts';
+import { noteOutcomes } from './note-outcome.ts';
 import { writeSections } from './write-sections.ts';
 
 export interface PipelineDeps {
@@ -47,6 +48,7 @@ export const TranscribePayload = z.object({ noteId: z.uuid() });
  * for a non-retryable error, the note fails. Re-running a finished note does nothing.
  */
 export function transcribeJob(deps: PipelineDeps) {
+  const outcomes = noteOutcomes(deps);
   return defineJob({
     name: TRANSCRIBE_QUEUE,
     payload: TranscribePayload,
@@ -61,10 +63,10 @@ export function transcribeJob(deps: PipelineDeps) {
     // Up to `concurrency` notes at once per worker process; a full batch fetches the next at once.
     work: { batchSize: deps.concurrency },
     async handle({ noteId }, { signal, retryCount, retryLimit, logger }) {
-      const note = await claimForProcessing(deps.db, noteId);
+      const note = await claimForProcessing(noteId, deps.db);
       if (!note) return; // completed, failed or deleted meanwhile
       if (note.attempts > MAX_ATTEMPTS) {
-        await failNote(deps.db, noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' }, deps.events);
+        await outcomes.fail(noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
         return;
       }
       try {
@@ -94,8 +96,7 @@ export function transcribeJob(deps: PipelineDeps) {
             { noteId, code: written.fallback.code, reason: written.fallback.message },
             'clinical draft unusable; note written verbatim',
           );
-        await completeNote(
-          deps.db,
+        await outcomes.complete(
           noteId,
           {
             text: transcript.text,
@@ -106,9 +107,8 @@ export function transcribeJob(deps: PipelineDeps) {
             model: transcript.model,
           },
           written,
-          deps.events,
         );
-        await forgetChunks(deps.db, noteId);
+        await forgetChunks(noteId, deps.db);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
           'note completed',
@@ -120,11 +120,11 @@ export function transcribeJob(deps: PipelineDeps) {
         if (!retryable || retryCount >= retryLimit) {
           const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';
           const message = error instanceof ProviderError ? error.message : 'The note could not be processed';
-          await failNote(deps.db, noteId, { code, message }, deps.events);
+          await outcomes.fail(noteId, { code, message });
           logger.warn({ noteId, code, err: error }, 'note failed');
           return;
         }
-        await releaseNote(deps.db, noteId);
+        await releaseNote(noteId, deps.db);
         throw error;
       }
     },

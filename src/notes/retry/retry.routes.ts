@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { type RetryDeps, retryNote } from './retry.service.ts';
+import { type RetryDeps, retryService } from './retry.service.ts';
 
 const RetryAccepted = z
   .object({ status: z.literal('success'), data: z.object({ id: z.uuid(), transcription_status: z.literal('pending') }) })
@@ -27,6 +27,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
+  const notes = retryService(deps);
   app.post(
     '/notes/:noteId/retry',
     {
@@ -34,7 +35,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
       schema: { operationId: 'retryNote', ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
     },
     async (request, reply) => {
-      const result = await retryNote(deps, notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
+      const result = await notes.retry(notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).send(result.body);
     },
@@ -60,7 +61,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
       if (!noteId.success) {
         throw new AppError('INVALID_PARAMETER', 'note_id must be a UUID', { field: 'note_id', reason: 'not a UUID' });
       }
-      const result = await retryNote(deps, notesCallerOf(request), noteId.data, idempotencyKeyOf(request));
+      const result = await notes.retry(notesCallerOf(request), noteId.data, idempotencyKeyOf(request));
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).send(result.body);
     },

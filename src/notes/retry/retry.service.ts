@@ -1,10 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
-import { notes } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
+import { requeueFailedNote } from '../notes/notes.repo.ts';
 import { noteOfClinic } from '../notes/notes.service.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
 
@@ -27,36 +27,39 @@ const SCOPE = 'POST /notes/retry';
  * two simultaneous retries exactly one wins (and sends the job); the other sees a note that is no
  * longer failed.
  */
-export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
-  await noteOfClinic(deps.db, caller, noteId);
-  const replayed = idempotencyKey ? await replayOf(deps.db, caller, idempotencyKey, noteId) : undefined;
+export function retryService(deps: RetryDeps) {
+  return bindService(deps, { retry: retryNote });
+}
+
+async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
+  await noteOfClinic(caller, noteId, deps.db);
+  const replayed = idempotencyKey ? await replayOf(caller, idempotencyKey, noteId, deps.db) : undefined;
   if (replayed) return replayed;
   return deps.db.transaction(async (tx) => {
-    const [note] = await tx
-      .update(notes)
-      .set({ transcriptionStatus: 'pending', failure: null, attempts: 0, updatedAt: sql`now()` })
-      .where(and(eq(notes.id, noteId), eq(notes.clinicId, caller.clinicId), eq(notes.transcriptionStatus, 'failed')))
-      .returning({ id: notes.id });
+    const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       // A concurrent retry with the same key got here first: this UPDATE waited for its commit
       // (the row lock), so its recorded answer is visible now and is the answer to this call too.
-      const replayed = idempotencyKey ? await replayOf(tx, caller, idempotencyKey, noteId) : undefined;
+      const replayed = idempotencyKey ? await replayOf(caller, idempotencyKey, noteId, tx) : undefined;
       if (replayed) return replayed;
-      const current = await noteOfClinic(tx, caller, noteId);
+      const current = await noteOfClinic(caller, noteId, tx);
       throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
         transcription_status: current.transcriptionStatus,
       });
     }
     const body = { status: 'success' as const, data: { id: note.id, transcription_status: 'pending' as const } };
     if (idempotencyKey) {
-      await recordIdempotentResponse(tx, {
-        clinicId: caller.clinicId,
-        scope: SCOPE,
-        key: idempotencyKey,
-        fingerprint: noteId,
-        statusCode: 202,
-        response: body,
-      });
+      await recordIdempotentResponse(
+        {
+          clinicId: caller.clinicId,
+          scope: SCOPE,
+          key: idempotencyKey,
+          fingerprint: noteId,
+          statusCode: 202,
+          response: body,
+        },
+        tx,
+      );
     }
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
     return { statusCode: 202 as const, body, replayed: false };
@@ -64,8 +67,8 @@ export async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: st
 }
 
 /** The answer already given to this Idempotency-Key, or undefined; the key used for another note → 422. */
-async function replayOf(db: Db, caller: NotesCaller, key: string, noteId: string): Promise<RetryResult | undefined> {
-  const previous = await findIdempotentResponse(db, caller.clinicId, SCOPE, key);
+async function replayOf(caller: NotesCaller, key: string, noteId: string, db: Db): Promise<RetryResult | undefined> {
+  const previous = await findIdempotentResponse(caller.clinicId, SCOPE, key, db);
   if (!previous) return undefined;
   if (previous.fingerprint !== noteId) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', { field: 'Idempotency-Key' });

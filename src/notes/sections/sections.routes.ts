@@ -5,7 +5,7 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { UpdatedNoteSectionSchema } from '../notes/note.schemas.ts';
-import { editSection } from './sections.service.ts';
+import { sectionsService } from './sections.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,6 +22,7 @@ const SectionEditBody = z
   .meta({ id: 'NoteSectionUpdate' });
 
 export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
+  const sections = sectionsService({ db });
   app.patch(
     '/note_sections',
     {
@@ -45,6 +46,6 @@ export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
         }
       },
     },
-    async (request) => editSection(db, notesCallerOf(request), (request.query.section_id ?? '').toLowerCase(), request.body),
+    async (request) => sections.edit(notesCallerOf(request), (request.query.section_id ?? '').toLowerCase(), request.body),
   );
 }

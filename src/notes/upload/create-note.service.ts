@@ -7,7 +7,7 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../notes/notes.repo.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
 import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
@@ -66,7 +66,7 @@ export async function createNote(
       .digest('hex');
 
     if (idempotencyKey) {
-      const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
+      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
       if (previous) return replay(previous, fingerprint);
     }
 
@@ -87,36 +87,42 @@ export async function createNote(
     await deps.storage.putFile(storedKey, audio.path);
 
     const outcome = await deps.db.transaction(async (tx) => {
-      const quotaMinutes = await lockClinicQuota(tx, caller.clinicId);
+      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
       if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
-      const note = await insertNote(tx, {
-        id: noteId,
-        clinicId: caller.clinicId,
-        name: metadata.name,
-        gender: metadata.gender,
-        externalId: metadata.external_id ?? null,
-        metadata: metadata.metadata,
-        noteStyle,
-        audioName: audio.fileName,
-        audioKey: storedKey ?? '',
-        audioFormat: sniffed.format,
-        audioBytes: audio.bytes,
-        audioSha256: audio.sha256,
-        audioDurationSeconds: duration,
-      });
+      const note = await insertNote(
+        {
+          id: noteId,
+          clinicId: caller.clinicId,
+          name: metadata.name,
+          gender: metadata.gender,
+          externalId: metadata.external_id ?? null,
+          metadata: metadata.metadata,
+          noteStyle,
+          audioName: audio.fileName,
+          audioKey: storedKey ?? '',
+          audioFormat: sniffed.format,
+          audioBytes: audio.bytes,
+          audioSha256: audio.sha256,
+          audioDurationSeconds: duration,
+        },
+        tx,
+      );
       const body = {
         status: 'success' as const,
         data: { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) },
       };
       if (idempotencyKey) {
-        const recorded = await recordIdempotentResponse(tx, {
-          clinicId: caller.clinicId,
-          scope: SCOPE,
-          key: idempotencyKey,
-          fingerprint,
-          statusCode: 201,
-          response: body,
-        });
+        const recorded = await recordIdempotentResponse(
+          {
+            clinicId: caller.clinicId,
+            scope: SCOPE,
+            key: idempotencyKey,
+            fingerprint,
+            statusCode: 201,
+            response: body,
+          },
+          tx,
+        );
         // A concurrent request with the same key won the race: undo ours, answer with theirs.
         if (!recorded) throw new LostIdempotencyRace();
       }
@@ -128,7 +134,7 @@ export async function createNote(
   } catch (error) {
     if (storedKey) await deps.storage.delete(storedKey).catch(() => {});
     if (error instanceof LostIdempotencyRace && idempotencyKey && audio) {
-      const previous = await findIdempotentResponse(deps.db, caller.clinicId, SCOPE, idempotencyKey);
+      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
       const fingerprint = createHash('sha256')
         .update(audio.sha256)
         .update('\n')
@@ -165,7 +171,7 @@ async function checkQuota(tx: Db, clinicId: string, quotaMinutes: number, durati
   const now = new Date();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const usedMinutes = (await audioSecondsSince(tx, clinicId, monthStart)) / 60;
+  const usedMinutes = (await audioSecondsSince(clinicId, monthStart, tx)) / 60;
   if (usedMinutes + durationSeconds / 60 > quotaMinutes) {
     throw new AppError('QUOTA_EXCEEDED', 'The monthly processing quota of this clinic would be exceeded', {
       current_usage: Math.round(usedMinutes * 100) / 100,

@@ -46,26 +46,26 @@ function claimSecondsFor(deps: DeliverDeps): number {
 }
 
 export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, deliveryId: string, logger: Logger): Promise<void> {
-  const delivery = await claimDelivery(deps.db, deliveryId, claimSecondsFor(deps));
+  const delivery = await claimDelivery(deliveryId, claimSecondsFor(deps), deps.db);
   if (!delivery) return; // delivered, failed, deleted, or another worker holds it
-  const endpoint = await findEndpoint(deps.db, delivery.endpointId);
-  const event = await findEvent(deps.db, delivery.eventId);
+  const endpoint = await findEndpoint(delivery.endpointId, deps.db);
+  const event = await findEvent(delivery.eventId, deps.db);
   if (!endpoint || !event) return;
   if (!endpoint.enabled) {
-    await recordOutcome(deps.db, delivery.id, { status: 'failed', statusCode: null, error: 'endpoint disabled' });
+    await recordOutcome(delivery.id, { status: 'failed', statusCode: null, error: 'endpoint disabled' }, deps.db);
     return;
   }
   const result = await send(deps, endpoint, event.id, JSON.stringify(event.payload));
   const outcome = decide(deps, delivery, result);
   await deps.db.transaction(async (tx) => {
-    await recordOutcome(tx, delivery.id, outcome);
+    await recordOutcome(delivery.id, outcome, tx);
     if (outcome.status === 'pending') {
       await deps.jobs().send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
     }
   });
   if (outcome.status === 'delivered') {
-    await markEndpointHealthy(deps.db, endpoint.id);
-  } else if (await markEndpointFailing(deps.db, endpoint.id, deps.disableAfterSeconds)) {
+    await markEndpointHealthy(endpoint.id, deps.db);
+  } else if (await markEndpointFailing(endpoint.id, deps.disableAfterSeconds, deps.db)) {
     logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing too long');
   }
   logger.info(

@@ -7,15 +7,15 @@ export type EventRow = typeof webhookEvents.$inferSelect;
 export type DeliveryWithEvent = DeliveryRow & { eventType: string };
 
 export async function insertEvent(
-  db: Db,
   event: { id: string; clinicId: string; type: string; payload: WebhookPayload },
+  db: Db,
 ): Promise<EventRow> {
   const [row] = await db.insert(webhookEvents).values(event).returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
-export async function insertDeliveries(db: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
+export async function insertDeliveries(eventId: string, endpointIds: string[], db: Db): Promise<DeliveryRow[]> {
   if (endpointIds.length === 0) return [];
   return db
     .insert(webhookDeliveries)
@@ -27,7 +27,7 @@ export async function insertDeliveries(db: Db, eventId: string, endpointIds: str
  * Takes a delivery for one attempt, atomically: of two workers holding a job for it, one gets the
  * row and the other nothing. A delivery whose worker died mid-attempt (claim expired) can be taken again.
  */
-export async function claimDelivery(db: Db, id: string, claimSeconds: number): Promise<DeliveryRow | undefined> {
+export async function claimDelivery(id: string, claimSeconds: number, db: Db): Promise<DeliveryRow | undefined> {
   const [row] = await db
     .update(webhookDeliveries)
     .set({
@@ -51,7 +51,7 @@ export async function claimDelivery(db: Db, id: string, claimSeconds: number): P
   return row;
 }
 
-export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
+export async function findEvent(id: string, db: Db): Promise<EventRow | undefined> {
   const [row] = await db.select().from(webhookEvents).where(eq(webhookEvents.id, id));
   return row;
 }
@@ -61,7 +61,7 @@ export type DeliveryOutcome =
   | { status: 'pending'; statusCode: number | null; error: string; nextAttemptAt: Date }
   | { status: 'failed'; statusCode: number | null; error: string };
 
-export async function recordOutcome(db: Db, id: string, outcome: DeliveryOutcome): Promise<void> {
+export async function recordOutcome(id: string, outcome: DeliveryOutcome, db: Db): Promise<void> {
   await db
     .update(webhookDeliveries)
     .set({
@@ -77,7 +77,7 @@ export async function recordOutcome(db: Db, id: string, outcome: DeliveryOutcome
 
 const withEventType = { ...getTableColumns(webhookDeliveries), eventType: webhookEvents.type };
 
-export async function findDelivery(db: Db, id: string): Promise<DeliveryWithEvent | undefined> {
+export async function findDelivery(id: string, db: Db): Promise<DeliveryWithEvent | undefined> {
   const [row] = await db
     .select(withEventType)
     .from(webhookDeliveries)
@@ -86,7 +86,7 @@ export async function findDelivery(db: Db, id: string): Promise<DeliveryWithEven
   return row;
 }
 
-export async function listDeliveries(db: Db, endpointId: string, page: number, limit: number) {
+export async function listDeliveries(endpointId: string, page: number, limit: number, db: Db) {
   const rows = await db
     .select(withEventType)
     .from(webhookDeliveries)
@@ -100,7 +100,7 @@ export async function listDeliveries(db: Db, endpointId: string, page: number, l
 }
 
 /** Deliveries overdue by `graceSeconds` (their job was lost) or whose worker died mid-attempt. */
-export async function overdueDeliveries(db: Db, graceSeconds: number, limit = 200): Promise<{ id: string }[]> {
+export async function overdueDeliveries(graceSeconds: number, db: Db, limit = 200): Promise<{ id: string }[]> {
   const before = sql`now() - make_interval(secs => ${graceSeconds})`;
   return db
     .select({ id: webhookDeliveries.id })
@@ -122,7 +122,7 @@ export async function overdueDeliveries(db: Db, graceSeconds: number, limit = 20
  * pending or in flight), with their deliveries (cascade). Returns how many went; the caller loops,
  * so one run never holds locks on a whole backlog.
  */
-export async function deleteSettledEventsBefore(db: Db, cutoff: Date, batch: number): Promise<number> {
+export async function deleteSettledEventsBefore(cutoff: Date, batch: number, db: Db): Promise<number> {
   const stillToSend = db
     .select({ one: sql`1` })
     .from(webhookDeliveries)

@@ -19,22 +19,22 @@ export type EndpointChanges = Partial<
   >
 >;
 
-export async function insertEndpoint(db: Db, endpoint: NewEndpoint): Promise<EndpointRow> {
+export async function insertEndpoint(endpoint: NewEndpoint, db: Db): Promise<EndpointRow> {
   const [row] = await db.insert(webhookEndpoints).values(endpoint).returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
-export async function findEndpoint(db: Db, id: string): Promise<EndpointRow | undefined> {
+export async function findEndpoint(id: string, db: Db): Promise<EndpointRow | undefined> {
   const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
   return row;
 }
 
-export async function listEndpoints(db: Db, clinicId: string): Promise<EndpointRow[]> {
+export async function listEndpoints(clinicId: string, db: Db): Promise<EndpointRow[]> {
   return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.clinicId, clinicId)).orderBy(desc(webhookEndpoints.createdAt));
 }
 
-export async function updateEndpoint(db: Db, id: string, changes: EndpointChanges): Promise<EndpointRow | undefined> {
+export async function updateEndpoint(id: string, changes: EndpointChanges, db: Db): Promise<EndpointRow | undefined> {
   const [row] = await db
     .update(webhookEndpoints)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -43,12 +43,12 @@ export async function updateEndpoint(db: Db, id: string, changes: EndpointChange
   return row;
 }
 
-export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+export async function deleteEndpoint(id: string, db: Db): Promise<void> {
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
 }
 
 /** The clinic's enabled endpoints that subscribed to `type`. */
-export async function subscribedEndpoints(db: Db, clinicId: string, type: string): Promise<{ id: string }[]> {
+export async function subscribedEndpoints(clinicId: string, type: string, db: Db): Promise<{ id: string }[]> {
   return db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
@@ -58,7 +58,7 @@ export async function subscribedEndpoints(db: Db, clinicId: string, type: string
 }
 
 /** A success ends the endpoint's run of failures. */
-export async function markEndpointHealthy(db: Db, id: string): Promise<void> {
+export async function markEndpointHealthy(id: string, db: Db): Promise<void> {
   await db
     .update(webhookEndpoints)
     .set({ failingSince: null })
@@ -69,7 +69,7 @@ export async function markEndpointHealthy(db: Db, id: string): Promise<void> {
  * A failed attempt: starts the endpoint's run of failures, or, once the run has lasted
  * `disableAfterSeconds`, disables the endpoint. Returns true when this call disabled it.
  */
-export async function markEndpointFailing(db: Db, id: string, disableAfterSeconds: number): Promise<boolean> {
+export async function markEndpointFailing(id: string, disableAfterSeconds: number, db: Db): Promise<boolean> {
   await db
     .update(webhookEndpoints)
     .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, now())` })

@@ -15,9 +15,9 @@ export interface NoteEvents {
  */
 export function noteEvents(outbox: Outbox, publicBaseUrl: string): NoteEvents {
   const record = async (tx: Db, noteId: string, type: 'note.completed' | 'note.failed') => {
-    const note = await findNote(tx, noteId);
+    const note = await findNote(noteId, tx);
     if (!note) return;
-    const sections = type === 'note.completed' ? await sectionsOf(tx, noteId) : [];
+    const sections = type === 'note.completed' ? await sectionsOf(noteId, tx) : [];
     const { id, ...body } = toNoteBody(note, publicBaseUrl, sections);
     await outbox.record(tx, { clinicId: note.clinicId, type, data: { note_id: id, ...body } });
   };

@@ -36,7 +36,7 @@ export class Outbox {
 
   /** Nothing is stored when no endpoint listens: an event nobody receives is not kept. */
   async record(tx: Db, event: NewEvent): Promise<DeliveryRow[]> {
-    const endpoints = await subscribedEndpoints(tx, event.clinicId, event.type);
+    const endpoints = await subscribedEndpoints(event.clinicId, event.type, tx);
     if (endpoints.length === 0) return [];
     return this.recordFor(
       tx,
@@ -49,13 +49,13 @@ export class Outbox {
   async recordFor(tx: Db, event: NewEvent, endpointIds: string[]): Promise<DeliveryRow[]> {
     const id = randomUUID();
     const payload = { type: event.type, timestamp: toTimestamp(new Date()), data: event.data };
-    await insertEvent(tx, { id, clinicId: event.clinicId, type: event.type, payload });
+    await insertEvent({ id, clinicId: event.clinicId, type: event.type, payload }, tx);
     return this.enqueue(tx, id, endpointIds);
   }
 
   /** New deliveries of an existing event (a redelivery), with their jobs. */
   async enqueue(tx: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
-    const deliveries = await insertDeliveries(tx, eventId, endpointIds);
+    const deliveries = await insertDeliveries(eventId, endpointIds, tx);
     for (const delivery of deliveries) await this.jobs().send(this.deliver, { deliveryId: delivery.id }, { tx });
     return deliveries;
   }

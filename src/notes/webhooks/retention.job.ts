@@ -20,7 +20,7 @@ export function webhookRetentionJob(deps: { db: Db; retentionDays: number }) {
       const cutoff = new Date(Date.now() - deps.retentionDays * 86_400_000);
       let deleted = 0;
       for (;;) {
-        const batch = await deleteSettledEventsBefore(deps.db, cutoff, BATCH);
+        const batch = await deleteSettledEventsBefore(cutoff, BATCH, deps.db);
         deleted += batch;
         if (batch < BATCH) break;
       }

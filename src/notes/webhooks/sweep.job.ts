@@ -16,7 +16,7 @@ export function sweepJob(deps: { db: Db; jobs: () => JobQueue; deliver: DeliverJ
     cron: '* * * * *',
     queue: { retryLimit: 0 },
     async handle(_payload, { logger }) {
-      const overdue = await overdueDeliveries(deps.db, 60);
+      const overdue = await overdueDeliveries(60, deps.db);
       for (const delivery of overdue) await deps.jobs().send(deps.deliver, { deliveryId: delivery.id });
       if (overdue.length > 0) logger.warn({ count: overdue.length }, 'overdue webhook deliveries re-queued');
     },

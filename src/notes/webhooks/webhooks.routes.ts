@@ -14,13 +14,14 @@ import {
   WebhookIdParams,
   WebhookListEnvelope,
 } from './webhooks.schemas.ts';
-import * as webhooks from './webhooks.service.ts';
+import { type WebhooksDeps, webhooksService } from './webhooks.service.ts';
 
 const tags = ['Webhooks'];
 // Managing where a clinic's notes are sent is an administrator's business.
 const config = { access: { notesPermission: 'keys:manage' } as const };
 
-export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDeps) {
+export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
+  const webhooks = webhooksService(deps);
   app.post(
     '/webhooks',
     {
@@ -38,7 +39,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
       },
     },
     async (request, reply) => {
-      return reply.code(201).send(await webhooks.createWebhook(deps, notesCallerOf(request), request.body));
+      return reply.code(201).send(await webhooks.createWebhook(notesCallerOf(request), request.body));
     },
   );
 
@@ -54,7 +55,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
       },
     },
     async (request) => {
-      const data = await webhooks.listWebhooks(deps, notesCallerOf(request));
+      const data = await webhooks.listWebhooks(notesCallerOf(request));
       return { status: 'success' as const, data, meta: { total: data.length } };
     },
   );
@@ -71,7 +72,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         response: { 200: WebhookEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await webhooks.getWebhook(deps, notesCallerOf(request), request.params.id) }),
+    async (request) => ({ status: 'success' as const, data: await webhooks.getWebhook(notesCallerOf(request), request.params.id) }),
   );
 
   app.patch(
@@ -89,7 +90,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     },
     async (request) => ({
       status: 'success' as const,
-      data: await webhooks.updateWebhook(deps, notesCallerOf(request), request.params.id, request.body),
+      data: await webhooks.updateWebhook(notesCallerOf(request), request.params.id, request.body),
     }),
   );
 
@@ -107,7 +108,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     },
     async (request) => ({
       status: 'success' as const,
-      data: await webhooks.removeWebhook(deps, notesCallerOf(request), request.params.id),
+      data: await webhooks.removeWebhook(notesCallerOf(request), request.params.id),
     }),
   );
 
@@ -124,7 +125,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
         response: { 200: RotatedSecretEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await webhooks.rotateSecret(deps, notesCallerOf(request), request.params.id) }),
+    async (request) => ({ status: 'success' as const, data: await webhooks.rotateSecret(notesCallerOf(request), request.params.id) }),
   );
 
   app.get(
@@ -142,7 +143,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
     },
     async (request) => ({
       status: 'success' as const,
-      ...(await webhooks.deliveriesOf(deps, notesCallerOf(request), request.params.id, request.query)),
+      ...(await webhooks.deliveriesOf(notesCallerOf(request), request.params.id, request.query)),
     }),
   );
 
@@ -159,7 +160,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
       },
     },
     async (request, reply) => {
-      const data = await webhooks.redeliver(deps, notesCallerOf(request), request.params.id, request.params.delivery_id);
+      const data = await webhooks.redeliver(notesCallerOf(request), request.params.id, request.params.delivery_id);
       return reply.code(202).send({ status: 'success' as const, data });
     },
   );
@@ -177,7 +178,7 @@ export async function webhookRoutes(app: AppInstance, deps: webhooks.WebhooksDep
       },
     },
     async (request, reply) => {
-      const data = await webhooks.sendTest(deps, notesCallerOf(request), request.params.id);
+      const data = await webhooks.sendTest(notesCallerOf(request), request.params.id);
       return reply.code(202).send({ status: 'success' as const, data });
     },
   );

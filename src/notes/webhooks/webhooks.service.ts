@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import type { NotesCaller } from '../auth/key-authenticator.ts';
+import type { NotesCaller } from '../callers.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
 import {
   deleteEndpoint,
@@ -69,72 +70,79 @@ function checkedUrl(deps: WebhooksDeps, url: string): string {
   }
 }
 
-export async function createWebhook(deps: WebhooksDeps, caller: NotesCaller, input: z.infer<typeof CreateWebhookBody>) {
+async function createWebhook(deps: WebhooksDeps, caller: NotesCaller, input: z.infer<typeof CreateWebhookBody>) {
   const url = checkedUrl(deps, input.url);
   const id = randomUUID();
   const secret = generateSigningSecret();
-  const row = await insertEndpoint(deps.db, {
-    id,
-    clinicId: caller.clinicId,
-    url,
-    description: input.description ?? null,
-    events: input.events,
-    secretEncrypted: deps.webhooks.secrets().seal(secret, id),
-  });
+  const row = await insertEndpoint(
+    {
+      id,
+      clinicId: caller.clinicId,
+      url,
+      description: input.description ?? null,
+      events: input.events,
+      secretEncrypted: deps.webhooks.secrets().seal(secret, id),
+    },
+    deps.db,
+  );
   return { ...toWebhookRecord(row), secret };
 }
 
-export async function listWebhooks(deps: WebhooksDeps, caller: NotesCaller) {
-  return (await listEndpoints(deps.db, caller.clinicId)).map(toWebhookRecord);
+async function listWebhooks(deps: WebhooksDeps, caller: NotesCaller) {
+  return (await listEndpoints(caller.clinicId, deps.db)).map(toWebhookRecord);
 }
 
 /** The endpoint `id` of the caller's clinic: 404 when missing, 403 when another clinic's. */
-export async function endpointOfClinic(db: Db, caller: NotesCaller, id: string): Promise<EndpointRow> {
-  const row = await findEndpoint(db, id);
+export async function endpointOfClinic(caller: NotesCaller, id: string, db: Db): Promise<EndpointRow> {
+  const row = await findEndpoint(id, db);
   if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found');
   if (row.clinicId !== caller.clinicId) throw new AppError('FORBIDDEN_TENANT', 'This webhook belongs to another clinic');
   return row;
 }
 
-export async function getWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
-  return toWebhookRecord(await endpointOfClinic(deps.db, caller, id));
+async function getWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  return toWebhookRecord(await endpointOfClinic(caller, id, deps.db));
 }
 
-export async function updateWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string, input: z.infer<typeof UpdateWebhookBody>) {
-  const current = await endpointOfClinic(deps.db, caller, id);
+async function updateWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string, input: z.infer<typeof UpdateWebhookBody>) {
+  const current = await endpointOfClinic(caller, id, deps.db);
   const changes: EndpointChanges = {};
   if (input.url !== undefined) changes.url = checkedUrl(deps, input.url);
   if (input.events !== undefined) changes.events = input.events;
   if (input.description !== undefined) changes.description = input.description;
   if (input.enabled === false && current.enabled) Object.assign(changes, { enabled: false, disabledReason: 'manual' });
   if (input.enabled === true && !current.enabled) Object.assign(changes, { enabled: true, disabledReason: null, failingSince: null });
-  const row = await updateEndpoint(deps.db, id, changes);
+  const row = await updateEndpoint(id, changes, deps.db);
   if (!row) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found');
   return toWebhookRecord(row);
 }
 
-export async function removeWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
-  const row = await endpointOfClinic(deps.db, caller, id);
-  await deleteEndpoint(deps.db, id);
+async function removeWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const row = await endpointOfClinic(caller, id, deps.db);
+  await deleteEndpoint(id, deps.db);
   return toWebhookRecord(row);
 }
 
 /** A new secret; the current one becomes the previous one and keeps signing for 24 h. */
-export async function rotateSecret(deps: WebhooksDeps, caller: NotesCaller, id: string) {
-  const row = await endpointOfClinic(deps.db, caller, id);
+async function rotateSecret(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const row = await endpointOfClinic(caller, id, deps.db);
   const secret = generateSigningSecret();
   const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-  await updateEndpoint(deps.db, id, {
-    secretEncrypted: deps.webhooks.secrets().seal(secret, id),
-    previousSecretEncrypted: row.secretEncrypted,
-    previousSecretExpiresAt: expiresAt,
-  });
+  await updateEndpoint(
+    id,
+    {
+      secretEncrypted: deps.webhooks.secrets().seal(secret, id),
+      previousSecretEncrypted: row.secretEncrypted,
+      previousSecretExpiresAt: expiresAt,
+    },
+    deps.db,
+  );
   return { id, secret, previous_secret_expires_at: toTimestamp(expiresAt) };
 }
 
-export async function deliveriesOf(deps: WebhooksDeps, caller: NotesCaller, id: string, query: z.infer<typeof DeliveriesQuery>) {
-  await endpointOfClinic(deps.db, caller, id);
-  const { rows, total } = await listDeliveries(deps.db, id, query.page, query.limit);
+async function deliveriesOf(deps: WebhooksDeps, caller: NotesCaller, id: string, query: z.infer<typeof DeliveriesQuery>) {
+  await endpointOfClinic(caller, id, deps.db);
+  const { rows, total } = await listDeliveries(id, query.page, query.limit, deps.db);
   return {
     data: rows.map(toDeliveryRecord),
     meta: { total, page: query.page, limit: query.limit, total_pages: Math.ceil(total / query.limit) },
@@ -150,12 +158,12 @@ function requireEnabled(endpoint: EndpointRow) {
 }
 
 /** The same event (same `webhook-id`) sent again as a new delivery, with a fresh schedule. */
-export async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: string, deliveryId: string) {
-  const endpoint = await endpointOfClinic(deps.db, caller, id);
-  const delivery = await findDelivery(deps.db, deliveryId);
+async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: string, deliveryId: string) {
+  const endpoint = await endpointOfClinic(caller, id, deps.db);
+  const delivery = await findDelivery(deliveryId, deps.db);
   if (!delivery || delivery.endpointId !== endpoint.id) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
   requireEnabled(endpoint);
-  const event = await findEvent(deps.db, delivery.eventId);
+  const event = await findEvent(delivery.eventId, deps.db);
   if (!event) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
   const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, event.id, [endpoint.id]));
   if (!created) throw new Error('redelivery created no row');
@@ -163,8 +171,8 @@ export async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: str
 }
 
 /** A `webhook.test` event to this endpoint only, whatever it subscribed to. */
-export async function sendTest(deps: WebhooksDeps, caller: NotesCaller, id: string) {
-  const endpoint = await endpointOfClinic(deps.db, caller, id);
+async function sendTest(deps: WebhooksDeps, caller: NotesCaller, id: string) {
+  const endpoint = await endpointOfClinic(caller, id, deps.db);
   requireEnabled(endpoint);
   const data = { webhook_id: endpoint.id, message: 'This is a test event from vetflow' };
   const [created] = await deps.db.transaction((tx) =>
@@ -172,4 +180,19 @@ export async function sendTest(deps: WebhooksDeps, caller: NotesCaller, id: stri
   );
   if (!created) throw new Error('test event created no delivery');
   return toDeliveryRecord({ ...created, eventType: TEST_EVENT_TYPE });
+}
+
+/** The webhook operations bound once to their dependencies: each takes (caller, input). */
+export function webhooksService(deps: WebhooksDeps) {
+  return bindService(deps, {
+    createWebhook,
+    listWebhooks,
+    getWebhook,
+    updateWebhook,
+    removeWebhook,
+    rotateSecret,
+    deliveriesOf,
+    redeliver,
+    sendTest,
+  });
 }

@@ -12,7 +12,7 @@ export interface StoredResponse {
 }
 
 /** The first response recorded for this key, scope and clinic within the window, if any. */
-export async function findIdempotentResponse(db: Db, clinicId: string, scope: string, key: string): Promise<StoredResponse | undefined> {
+export async function findIdempotentResponse(clinicId: string, scope: string, key: string, db: Db): Promise<StoredResponse | undefined> {
   const [row] = await db
     .select({ fingerprint: idempotencyKeys.fingerprint, statusCode: idempotencyKeys.statusCode, response: idempotencyKeys.response })
     .from(idempotencyKeys)
@@ -32,8 +32,8 @@ export async function findIdempotentResponse(db: Db, clinicId: string, scope: st
  * same key got there first (the caller rolls back and replays theirs). An expired record is replaced.
  */
 export async function recordIdempotentResponse(
-  tx: Db,
   entry: { clinicId: string; scope: string; key: string } & StoredResponse,
+  tx: Db,
 ): Promise<boolean> {
   const rows = await tx
     .insert(idempotencyKeys)

@@ -1,0 +1,20 @@
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { CrmCaller } from '../callers.ts';
+import { findContact } from '../contacts/contacts.repo.ts';
+import { assertAdministrator } from '../crm/access.ts';
+import { listAuditLogs } from './audit.repo.ts';
+
+/** Administrators read a contact's trail, deleted contacts included (that is when it matters most). */
+export async function readTrail(
+  caller: CrmCaller,
+  workspaceId: string,
+  contactId: string,
+  page: { limit: number; offset: number },
+  db: Db,
+) {
+  assertAdministrator(caller, workspaceId, 'read audit logs');
+  if (!(await findContact(workspaceId, contactId, { includeDeleted: true }, db)))
+    throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
+  return listAuditLogs(workspaceId, contactId, page, db);
+}

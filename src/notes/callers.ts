@@ -1,0 +1,11 @@
+import type { Permission, Role } from './keys/api-key.ts';
+
+// Who is asking, passed explicitly to every Notes service (as flow/callers.ts does for the CRM).
+
+/** Who is calling the Notes API: one key of one clinic. */
+export interface NotesCaller {
+  readonly keyId: string;
+  readonly clinicId: string;
+  readonly role: Role;
+  readonly permissions: readonly Permission[];
+}

@@ -1,0 +1,33 @@
+import type { Db } from '../../platform/db/client.ts';
+import type { StoredTranscript } from '../../platform/db/schema/index.ts';
+import { markNoteCompleted, markNoteFailed } from '../notes/notes.repo.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
+import type { WrittenNote } from './write-sections.ts';
+
+/**
+ * How a note's processing ends: the status change and its `note.completed` / `note.failed` event
+ * (outbox) in one transaction, so a receiver hears of exactly the outcomes that were committed.
+ * The pipeline owns this transaction; the repo only writes rows and knows nothing of webhooks.
+ */
+export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
+  return {
+    /** Sections replaced, `completed`, event recorded; false when the note had left `processing`. */
+    complete(id: string, transcript: StoredTranscript, written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>) {
+      return deps.db.transaction(async (tx) => {
+        if (!(await markNoteCompleted(id, transcript, written, tx))) return false;
+        await deps.events.completed(tx, id);
+        return true;
+      });
+    },
+    /** `failed` with its failure, event recorded; false when the note had already finished. */
+    fail(id: string, failure: { code: string; message: string }) {
+      return deps.db.transaction(async (tx) => {
+        if (!(await markNoteFailed(id, failure, tx))) return false;
+        await deps.events.failed(tx, id);
+        return true;
+      });
+    },
+  };
+}
+
+export type NoteOutcomes = ReturnType<typeof noteOutcomes>;

@@ -1,0 +1,50 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../platform/db/client.ts';
+import { noteSections, noteSectionVersions, notes } from '../../platform/db/schema/index.ts';
+import type { SectionRow } from '../notes/notes.repo.ts';
+
+/** The section and its note's clinic, the section row locked until the transaction ends. */
+export async function lockSectionWithClinic(id: string, tx: Db): Promise<{ section: SectionRow; clinicId: string } | undefined> {
+  const [row] = await tx
+    .select({ section: noteSections, clinicId: notes.clinicId })
+    .from(noteSections)
+    .innerJoin(notes, eq(notes.id, noteSections.noteId))
+    .where(eq(noteSections.id, id))
+    .for('update', { of: noteSections });
+  return row;
+}
+
+/** Keeps the section as it is now as a version, replaced by the key `keyId`. */
+export async function insertSectionVersion(section: SectionRow, keyId: string, tx: Db): Promise<void> {
+  await tx.insert(noteSectionVersions).values({
+    sectionId: section.id,
+    noteId: section.noteId,
+    title: section.title,
+    label: section.label,
+    content: section.content,
+    order: section.order,
+    versionUpdatedAt: section.updatedAt,
+    replacedByKeyId: keyId,
+  });
+}
+
+/**
+ * New title, content, order and label. `updated_at` always moves forward, by at least a second, so a
+ * client comparing the second-precision timestamps sees every edit; the note's `updated_at` moves too.
+ */
+export async function updateSection(
+  section: Pick<SectionRow, 'id' | 'noteId'>,
+  values: Pick<SectionRow, 'title' | 'content' | 'order' | 'position' | 'label'>,
+  tx: Db,
+): Promise<SectionRow | undefined> {
+  const [updated] = await tx
+    .update(noteSections)
+    .set({
+      ...values,
+      updatedAt: sql`greatest(now(), date_trunc('second', ${noteSections.updatedAt}) + interval '1 second')`,
+    })
+    .where(eq(noteSections.id, section.id))
+    .returning();
+  await tx.update(notes).set({ updatedAt: sql`now()` }).where(eq(notes.id, section.noteId));
+  return updated;
+}
