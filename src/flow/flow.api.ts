@@ -6,9 +6,9 @@ import { enforceSessionAccess } from './auth/require-session.ts';
 import { crmContactRoutes } from './crm/crm-contacts.routes.ts';
 import { pipelineRoutes } from './crm/pipeline.routes.ts';
 import { settingsRoutes } from './crm/settings.routes.ts';
-import { externalRoutes } from './external/external.routes.ts';
+import { externalApi } from './external/external.api.ts';
 import type { FlowModule } from './flow.module.ts';
-import { keyRoutes } from './keys/keys.routes.ts';
+import { crmKeyRoutes } from './keys/keys.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
   prefix: '/flow/v1',
@@ -32,11 +32,11 @@ export async function flowApi(app: AppInstance, { module }: { module: FlowModule
   await app.register(async (crm) => {
     enforceSessionAccess(crm);
     await crm.register(authRoutes);
-    await crm.register(keyRoutes);
+    await crm.register(crmKeyRoutes);
     await crm.register(crmContactRoutes);
     await crm.register(auditRoutes);
     await crm.register(pipelineRoutes);
     await crm.register(settingsRoutes);
   });
-  await app.register(externalRoutes, { prefix: '/external', module });
+  await app.register(externalApi, { prefix: '/external', module });
 }

@@ -4,7 +4,7 @@ import { registerRateLimit } from '../platform/rate-limit.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { exportRoutes } from './export/export.routes.ts';
-import { keyRoutes } from './keys/keys.routes.ts';
+import { notesKeyRoutes } from './keys/keys.routes.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { noteReadRoutes } from './notes/notes.routes.ts';
 import type { NotesModule } from './notes.module.ts';
@@ -81,7 +81,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     usage.record(caller.keyId, endpoint, reply.statusCode);
   });
 
-  await app.register(keyRoutes, { db, authenticator, usage });
+  await app.register(notesKeyRoutes, { db, authenticator, usage });
   await app.register(uploadRoutes, {
     db,
     jobs,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createTestApp, eventually } from '../helpers/app.ts';
-import { createSecondApp, FLOW_TEST_ENV, loginCookie, makeUser, makeWorkspace } from './helpers.ts';
+import { createSecondApp, createTestApp, eventually } from '../helpers/app.ts';
+import { CRM_TEST_ENV, loginCookie, makeUser, makeWorkspace } from '../helpers/crm.ts';
 
-const t = await createTestApp({ env: FLOW_TEST_ENV });
+const t = await createTestApp({ env: CRM_TEST_ENV });
 const { app } = t;
 const second = await createSecondApp(t);
 

@@ -2,11 +2,11 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { AppInstance } from '../../src/app.ts';
 import { generateToken } from '../../src/flow/keys/token.ts';
-import { createTestApp } from '../helpers/app.ts';
-import { createSecondApp, FLOW_TEST_ENV, makeKey, makeWorkspace } from './helpers.ts';
+import { createSecondApp, createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
 // Default figures (more than 20 failures in 10 minutes → 429 for 10 minutes), TRUST_PROXY=false.
-const t = await createTestApp({ env: FLOW_TEST_ENV });
+const t = await createTestApp({ env: CRM_TEST_ENV });
 const { app } = t;
 const second = await createSecondApp(t);
 const workspace = await makeWorkspace(t);
@@ -108,7 +108,7 @@ describe('the brute-force guard', () => {
 
 describe('behind a trusted proxy', () => {
   it('counts the forwarded client address, which the proxy vouches for', async () => {
-    const proxied = await createTestApp({ env: { ...FLOW_TEST_ENV, TRUST_PROXY: '127.0.0.1', AUTH_FAILURE_LIMIT: '3' } });
+    const proxied = await createTestApp({ env: { ...CRM_TEST_ENV, TRUST_PROXY: '127.0.0.1', AUTH_FAILURE_LIMIT: '3' } });
     const ws = await makeWorkspace(proxied);
     const good = await makeKey(proxied, ws.workspaceId);
     const via = (client: string, token?: string) => bearer(proxied.app, '127.0.0.1', token, { 'x-forwarded-for': client });

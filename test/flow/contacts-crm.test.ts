@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createFlowModule } from '../../src/flow/flow.module.ts';
 import { chatMessages, contactExternalApiAuditLogs } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { FLOW_TEST_ENV, loginCookie, makeKey, makeUser, makeWorkspace } from './helpers.ts';
+import { CRM_TEST_ENV, loginCookie, makeKey, makeUser, makeWorkspace } from '../helpers/crm.ts';
 
 // The operator's workflow through the CRM side and the external API: sync policy, audit trail, surveys.
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000' }, startWorkers: true });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000' }, startWorkers: true });
 const { app } = t;
 const db = t.db.database.db;
 const ws = await makeWorkspace(t);

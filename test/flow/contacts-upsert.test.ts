@@ -3,9 +3,9 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { FLOW_TEST_ENV, makeKey, makeWorkspace } from './helpers.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000' } });
 const { app } = t;
 const db = t.db.database.db;
 const home = await makeWorkspace(t);

@@ -6,12 +6,12 @@ import { DEMO_ADMIN_EMAIL, ensureDemoWorkspace } from '../../src/flow/demo-works
 import { openPostgres } from '../../src/platform/db/client.ts';
 import { workspaces } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeWorkspace } from '../helpers/crm.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startServer } from '../helpers/processes.ts';
-import { FLOW_TEST_ENV, makeWorkspace } from './helpers.ts';
 
-const t = await createTestApp({ env: FLOW_TEST_ENV });
-const populated = await createTestApp({ env: FLOW_TEST_ENV });
+const t = await createTestApp({ env: CRM_TEST_ENV });
+const populated = await createTestApp({ env: CRM_TEST_ENV });
 
 describe('ensureDemoWorkspace', () => {
   it('creates the demo workspace once, and its login works', async () => {

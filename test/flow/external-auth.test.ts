@@ -4,14 +4,14 @@ import { type CrmKeyAccess, crmKeyAccessOf, enforceExternalAuth } from '../../sr
 import { insertApiKey } from '../../src/flow/keys/keys.repo.ts';
 import { generateToken, hashToken } from '../../src/flow/keys/token.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { ALL_SCOPES, FLOW_TEST_ENV, makeKey, makeWorkspace } from './helpers.ts';
+import { ALL_SCOPES, CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
 // The shared auth suite: every route under /flow/v1/external runs the same checks. Routes are read
 // from the app's route registry, so a route added later joins the suite by being registered, and one
 // registered without an auth policy fails it.
 
 // A high limit: this file sends many bad tokens from one address on purpose (brute force has its own file).
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, AUTH_FAILURE_LIMIT: '100000' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, AUTH_FAILURE_LIMIT: '100000' } });
 const { app } = t;
 
 // Stands in for the feature routes (contacts, surveys): a scoped route with a workspace in its path,
@@ -94,7 +94,7 @@ describe('the external route registry', () => {
   });
 
   it('refuses to start with an external route that declares no policy', async () => {
-    const bare = await createTestApp({ env: FLOW_TEST_ENV });
+    const bare = await createTestApp({ env: CRM_TEST_ENV });
     const starting = (async () => {
       await bare.app.register(
         async (scope) => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CRM_TEST_ENV } from '../helpers/crm.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { type RunningServer, runCli, startServer } from '../helpers/processes.ts';
-import { FLOW_TEST_ENV } from './helpers.ts';
 
 // Issue 7, "Done when": an operator, through the CLI and the CRM-side endpoints only, sets up a
 // workspace where an ERP key creates, updates, restores, reads and deletes contacts; a CRM user's
@@ -14,7 +14,7 @@ import { FLOW_TEST_ENV } from './helpers.ts';
 
 const pg = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? await createTestDatabase() : undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'vetflow-journey-'));
-const env = { DATA_DIR: dataDir, ...(pg?.url ? { DATABASE_URL: pg.url } : {}), ...FLOW_TEST_ENV };
+const env = { DATA_DIR: dataDir, ...(pg?.url ? { DATABASE_URL: pg.url } : {}), ...CRM_TEST_ENV };
 let server: RunningServer | undefined;
 afterAll(async () => {
   await server?.stop();

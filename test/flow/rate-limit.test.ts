@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { awayFromMinuteBoundary } from '../helpers/notes.ts';
-import { FLOW_TEST_ENV, makeKey, makeWorkspace } from './helpers.ts';
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '3' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '3' } });
 const workspace = await makeWorkspace(t);
 
 const me = (token: string) => t.app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${token}` } });

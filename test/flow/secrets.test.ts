@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { FLOW_TEST_ENV } from './helpers.ts';
+import { CRM_TEST_ENV } from '../helpers/crm.ts';
 
 // Canary secrets go through every path that handles them (creation, login, failed login, issuance,
 // use, revocation); none may appear in the logs, nor in any database column except as a hash.
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, LOG_LEVEL: 'trace' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, LOG_LEVEL: 'trace' } });
 const { app, logs } = t;
 const db = t.db.database.db;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { crmSessionRoleOf, enforceSessionAccess } from '../../src/flow/auth/require-session.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { FLOW_TEST_ENV, loginCookie, makeUser, makeWorkspace } from './helpers.ts';
+import { CRM_TEST_ENV, loginCookie, makeUser, makeWorkspace } from '../helpers/crm.ts';
 
 // The shared session suite: every CRM-side route (/flow/v1/api/*), as registered, against every way a
 // session can be missing or wrong, against another workspace's users and against an agent where it
@@ -12,7 +12,7 @@ import { FLOW_TEST_ENV, loginCookie, makeUser, makeWorkspace } from './helpers.t
 
 const PREFIX = '/flow/v1/api/';
 // A high limit: this file sends bad cookies and logins on purpose (brute force has its own file).
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, AUTH_FAILURE_LIMIT: '100000' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, AUTH_FAILURE_LIMIT: '100000' } });
 const { app } = t;
 await app.ready();
 
@@ -88,7 +88,7 @@ describe('the CRM-side route registry', () => {
   it('refuses to start with a CRM-side route that declares no access, or a key scope', async () => {
     const declarations: FastifyContextConfig[] = [{}, { access: { crmScope: 'contacts:read' } }];
     for (const config of declarations) {
-      const bare = await createTestApp({ env: FLOW_TEST_ENV });
+      const bare = await createTestApp({ env: CRM_TEST_ENV });
       const starting = (async () => {
         await bare.app.register(
           async (scope) => {
@@ -106,13 +106,13 @@ describe('the CRM-side route registry', () => {
   });
 
   it('refuses to start with a route whose declared access no guard enforces (outside its tree)', async () => {
-    const bare = await createTestApp({ env: FLOW_TEST_ENV });
+    const bare = await createTestApp({ env: CRM_TEST_ENV });
     bare.app.get('/flow/v1/api/stray', { config: { access: { crmSessionRole: 'member' } } }, async () => ({ ok: true }));
     await expect(bare.app.ready()).rejects.toThrow(/No access guard enforces .*GET \/flow\/v1\/api\/stray/);
   });
 
   it('refuses to start with any route that declares no access at all', async () => {
-    const bare = await createTestApp({ env: FLOW_TEST_ENV });
+    const bare = await createTestApp({ env: CRM_TEST_ENV });
     bare.app.get('/anywhere', async () => ({ ok: true }));
     await expect(bare.app.ready()).rejects.toThrow(/Every route needs config\.access.*GET \/anywhere/);
   });

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
-import { FLOW_TEST_ENV, loginCookie, makeUser, makeWorkspace } from './helpers.ts';
+import { CRM_TEST_ENV, loginCookie, makeUser, makeWorkspace } from '../helpers/crm.ts';
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, CRM_SESSION_TTL_MINUTES: '90' } });
-const https = await createTestApp({ env: { ...FLOW_TEST_ENV, PUBLIC_BASE_URL: 'https://crm.vetflow.test' } });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_SESSION_TTL_MINUTES: '90' } });
+const https = await createTestApp({ env: { ...CRM_TEST_ENV, PUBLIC_BASE_URL: 'https://crm.vetflow.test' } });
 const { app } = t;
 const workspace = await makeWorkspace(t);
 const agent = await makeUser(t, workspace.workspaceId, 'agent');

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, expect, it } from 'vitest';
 import { chatMessages } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { FLOW_TEST_ENV, loginCookie, makeKey, makeWorkspace } from './helpers.ts';
+import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
 // The webhook messaging provider posts the survey message to a local receiver; a 503 is retried.
 const received: Record<string, unknown>[] = [];
@@ -27,7 +27,7 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/messages`;
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, MESSAGING_PROVIDER: 'webhook', MESSAGING_WEBHOOK_URL: url }, startWorkers: true });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, MESSAGING_PROVIDER: 'webhook', MESSAGING_WEBHOOK_URL: url }, startWorkers: true });
 const { app } = t;
 
 it('delivers the survey message to the configured webhook, retrying a failure', async () => {

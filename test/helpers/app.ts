@@ -6,6 +6,7 @@ import { afterAll } from 'vitest';
 import { type AppInstance, buildApp } from '../../src/app.ts';
 import type { NotesProviders } from '../../src/notes/notes.module.ts';
 import { type Config, loadConfig } from '../../src/platform/config.ts';
+import { type Database, openPostgres } from '../../src/platform/db/client.ts';
 import type { JobDefinition } from '../../src/platform/jobs.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -77,4 +78,25 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * A second app process over the same database as `t`: its own pool on Postgres (as a second
+ * server would have), the same embedded database otherwise. Closed after the file.
+ */
+export async function createSecondApp(t: TestApp): Promise<{ app: AppInstance; logs: string[] }> {
+  const database: Database = t.db.url ? openPostgres(t.db.url, 3) : t.db.database;
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp(t.config, { database, logger: createLogger(t.config, sink) });
+  afterAll(async () => {
+    await app.close().catch(() => {});
+    if (database !== t.db.database) await database.close().catch(() => {});
+  });
+  return { app, logs };
 }

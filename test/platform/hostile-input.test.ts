@@ -1,14 +1,14 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { FLOW_TEST_ENV, makeKey, makeWorkspace } from '../flow/helpers.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 
 // Input Postgres cannot store (NUL, lone surrogates) and requests Fastify or Node answer on their
 // own: each must get the documented error body with its request id, never a 500.
 
-const t = await createTestApp({ env: FLOW_TEST_ENV });
+const t = await createTestApp({ env: CRM_TEST_ENV });
 const { app } = t;
 const keys = await createClinicWithKeys(t.db.database);
 const workspace = await makeWorkspace(t);

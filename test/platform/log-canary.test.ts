@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { FLOW_TEST_ENV, makeKey, makeWorkspace } from '../flow/helpers.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 
@@ -11,7 +11,7 @@ import { fixture, multipartBody } from '../helpers/uploads.ts';
 // aborts an upload: no marker may appear in any log line (LGPD: logs must not collect clinical or
 // contact data; README: keys are never logged).
 
-const t = await createTestApp({ env: { ...FLOW_TEST_ENV, LOG_LEVEL: 'trace' }, startWorkers: true });
+const t = await createTestApp({ env: { ...CRM_TEST_ENV, LOG_LEVEL: 'trace' }, startWorkers: true });
 const { app, logs } = t;
 const clinic = await createClinicWithKeys(t.db.database);
 const workspace = await makeWorkspace(t);

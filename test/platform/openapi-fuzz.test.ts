@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FLOW_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../flow/helpers.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { encodeForUrl, hostileString, type OpenApiDocument, type Operation, valueFor } from '../helpers/openapi-arbitraries.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
@@ -16,7 +16,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 16);
 
 const t = await createTestApp({
   env: {
-    ...FLOW_TEST_ENV,
+    ...CRM_TEST_ENV,
     RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: '1000000',
     CRM_RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT: '1000000',

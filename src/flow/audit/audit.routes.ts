@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { metaOf, pageOf } from '../../platform/http/pagination.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { metaOf, pageOf } from '../crm/access.ts';
 import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
 import { sessionCaller } from '../request-context.ts';
 import { readTrail } from './audit.service.ts';

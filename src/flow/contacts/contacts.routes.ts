@@ -12,7 +12,7 @@ import { contactUpserter } from './upsert.service.ts';
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 const tags = ['CRM external: contacts'];
 
-/** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalRoutes` (bearer auth, rate limit). */
+/** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalApi` (bearer auth, rate limit). */
 export async function externalContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
   const upsertContact = contactUpserter(db);

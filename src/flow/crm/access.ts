@@ -19,14 +19,3 @@ export function assertAdministrator(caller: CrmCaller, workspaceId: string, what
     });
   }
 }
-
-/** Page/limit query → SQL limit/offset (default 20, max 100). */
-export function pageOf(query: { page?: number; limit?: number }) {
-  const limit = query.limit ?? 20;
-  const page = query.page ?? 1;
-  return { page, limit, offset: (page - 1) * limit };
-}
-
-export function metaOf(page: { page: number; limit: number }, total: number) {
-  return { total, page: page.page, limit: page.limit, total_pages: Math.ceil(total / page.limit) };
-}

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { metaOf, pageOf } from '../../platform/http/pagination.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/contact.schemas.ts';
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
-import { metaOf, pageOf } from './access.ts';
 import { addPet, editContact, getFullContact, listWorkspaceContacts } from './crm-contacts.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });

@@ -33,7 +33,8 @@ interface Entry {
 
 /**
  * Active keys by token hash, unknown ones too (so a flood of bad tokens does not become a flood of
- * queries; failures are counted by the brute-force guard all the same).
+ * queries; failures are counted by the brute-force guard all the same). Why this is not the same
+ * cache as the Notes key lookup (`notes/auth/key-authenticator.ts`): docs/decisions.md, "Two key caches".
  */
 export class CrmKeyCache {
   private readonly entries = new Map<string, Entry>();

@@ -44,7 +44,7 @@ function toKeyBody(key: ApiKeyRow) {
 const tags = ['CRM API keys'];
 
 /** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
-export async function keyRoutes(app: AppInstance) {
+export async function crmKeyRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
 
   app.post(

@@ -14,6 +14,8 @@ interface CachedKey {
  * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`
  * (unknown keys too, so a flood of bad keys does not become a flood of queries); a revocation made
  * by any process therefore takes effect everywhere within `ttlMs`. Expiry is checked on every use.
+ * Why this is not the same cache as the CRM bearer lookup (`flow/keys/key-cache.ts`):
+ * docs/decisions.md, "Two key caches".
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CachedKey>();

@@ -15,7 +15,7 @@ import {
 import { keysService } from './keys.service.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
-export interface KeyRoutesDeps {
+export interface NotesKeyRoutesDeps {
   db: Db;
   authenticator: KeyAuthenticator;
   usage: UsageRecorder;
@@ -23,7 +23,7 @@ export interface KeyRoutesDeps {
 
 const tags = ['API keys'];
 
-export async function keyRoutes(app: AppInstance, { db, authenticator, usage }: KeyRoutesDeps) {
+export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usage }: NotesKeyRoutesDeps) {
   const keys = keysService(db);
   app.post(
     '/api-keys',

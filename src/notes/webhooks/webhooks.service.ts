@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { metaOf } from '../../platform/http/pagination.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
@@ -145,7 +146,7 @@ async function deliveriesOf(deps: WebhooksDeps, caller: NotesCaller, id: string,
   const { rows, total } = await listDeliveries(id, query.page, query.limit, deps.db);
   return {
     data: rows.map(toDeliveryRecord),
-    meta: { total, page: query.page, limit: query.limit, total_pages: Math.ceil(total / query.limit) },
+    meta: metaOf(query, total),
   };
 }
 

@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { registerRateLimit } from '../../platform/rate-limit.ts';
-import { externalContactRoutes } from '../contacts/contacts.routes.ts';
-import type { FlowModule } from '../flow.module.ts';
 import { CRM_SCOPES } from '../keys/scopes.ts';
 import { keyCaller } from '../request-context.ts';
-import { externalSurveyRoutes } from '../surveys/surveys.routes.ts';
-import { enforceExternalAuth } from './external-auth.ts';
 
 const Identity = z
   .object({
@@ -17,21 +12,8 @@ const Identity = z
   })
   .meta({ id: 'CrmIdentity' });
 
-/**
- * `/external/*`: the bearer-key API for ERPs. Every route here gets bearer authentication and must
- * declare `config.access` (`{ crmScope }`); feature routes (contacts, surveys) register inside this scope.
- */
-export async function externalRoutes(app: AppInstance, { module }: { module: FlowModule }) {
-  enforceExternalAuth(app);
-  // After authentication (route hooks run in registration order): the limit is per key.
-  const { config, database, redis } = app.vetflow;
-  await registerRateLimit(app, {
-    db: database.db,
-    redis,
-    subjectOf: (request) =>
-      request.crmKey ? { key: `crm:${request.crmKey.keyId}`, limitPerMinute: config.CRM_RATE_LIMIT_PER_MINUTE } : null,
-  });
-
+/** `/external/me`: the workspace and key behind a bearer token; registered inside `externalApi`. */
+export async function keyIdentityRoutes(app: AppInstance) {
   app.get(
     '/me',
     {
@@ -53,7 +35,4 @@ export async function externalRoutes(app: AppInstance, { module }: { module: Flo
       };
     },
   );
-
-  await app.register(externalContactRoutes);
-  await app.register(externalSurveyRoutes, { module });
 }

@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { afterAll } from 'vitest';
-import { type AppInstance, buildApp } from '../../src/app.ts';
+import type { AppInstance } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { issueApiKey } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
 import { createUser } from '../../src/flow/users/users.service.ts';
 import { changeWorkspace, createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
-import { type Database, openPostgres } from '../../src/platform/db/client.ts';
-import { createLogger } from '../../src/platform/logger.ts';
-import type { TestApp } from '../helpers/app.ts';
+import type { TestApp } from './app.ts';
 
 // Factories for CRM access tests: data goes in through the real services, never through fixtures.
 
 /** The cheapest scrypt cost the app accepts, so logins in tests take milliseconds. */
-export const FLOW_TEST_ENV = { PASSWORD_SCRYPT_LOG_N: '14' };
+export const CRM_TEST_ENV = { PASSWORD_SCRYPT_LOG_N: '14' };
 export const ALL_SCOPES: CrmScope[] = ['contacts:write', 'contacts:read', 'contacts:delete', 'satisfaction:write'];
 
 const unique = () => randomBytes(4).toString('hex');
@@ -56,25 +52,4 @@ export async function loginCookie(app: AppInstance, email: string, password: str
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   const setCookie = String(response.headers['set-cookie']);
   return setCookie.split(';')[0]!;
-}
-
-/**
- * A second app process over the same database as `t`: its own pool on Postgres (as a second
- * server would have), the same embedded database otherwise. Closed after the file.
- */
-export async function createSecondApp(t: TestApp): Promise<{ app: AppInstance; logs: string[] }> {
-  const database: Database = t.db.url ? openPostgres(t.db.url, 3) : t.db.database;
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const app = await buildApp(t.config, { database, logger: createLogger(t.config, sink) });
-  afterAll(async () => {
-    await app.close().catch(() => {});
-    if (database !== t.db.database) await database.close().catch(() => {});
-  });
-  return { app, logs };
 }

@@ -1,0 +1,28 @@
+import type { AppInstance } from '../../platform/http/types.ts';
+import { registerRateLimit } from '../../platform/rate-limit.ts';
+import { externalContactRoutes } from '../contacts/contacts.routes.ts';
+import type { FlowModule } from '../flow.module.ts';
+import { externalSurveyRoutes } from '../surveys/surveys.routes.ts';
+import { enforceExternalAuth } from './external-auth.ts';
+import { keyIdentityRoutes } from './identity.routes.ts';
+
+/**
+ * `/external/*`: the bearer-key API for ERPs, a scope like the CRM-side one in `flow.api.ts`. Every
+ * route here gets bearer authentication and the per-key rate limit and must declare `config.access`
+ * (`{ crmScope }`); feature routes (identity, contacts, surveys) register inside this scope.
+ */
+export async function externalApi(app: AppInstance, { module }: { module: FlowModule }) {
+  enforceExternalAuth(app);
+  // After authentication (route hooks run in registration order): the limit is per key.
+  const { config, database, redis } = app.vetflow;
+  await registerRateLimit(app, {
+    db: database.db,
+    redis,
+    subjectOf: (request) =>
+      request.crmKey ? { key: `crm:${request.crmKey.keyId}`, limitPerMinute: config.CRM_RATE_LIMIT_PER_MINUTE } : null,
+  });
+
+  await app.register(keyIdentityRoutes);
+  await app.register(externalContactRoutes);
+  await app.register(externalSurveyRoutes, { module });
+}
