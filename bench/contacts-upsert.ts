@@ -12,7 +12,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.ts';
 import { OPERATOR } from '../src/flow/callers.ts';
-import { issueApiKey } from '../src/flow/keys/keys.service.ts';
+import { crmKeysService } from '../src/flow/keys/keys.service.ts';
 import { createWorkspace } from '../src/flow/workspaces/workspaces.service.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { openDatabase } from '../src/platform/db/client.ts';
@@ -58,7 +58,7 @@ const { workspace } = await createWorkspace(
   14,
   db,
 );
-const { token } = await issueApiKey(OPERATOR, workspace.id, { name: 'bench', scopes: ['contacts:write'] }, db);
+const { token } = await crmKeysService(db).issueApiKey(OPERATOR, workspace.id, { name: 'bench', scopes: ['contacts:write'] });
 
 const { port } = (await app.listen({ host: '127.0.0.1', port: 0 }).then(() => app.server.address())) as { port: number };
 const url = `http://127.0.0.1:${port}`;

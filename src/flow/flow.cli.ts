@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type CliCommand, type CliContext, CliError, requiredFlag } from '../platform/cli.ts';
 import { AppError } from '../platform/errors.ts';
 import { OPERATOR } from './callers.ts';
-import { issueApiKey } from './keys/keys.service.ts';
+import { crmKeysService } from './keys/keys.service.ts';
 import { createUser } from './users/users.service.ts';
 import { changeWorkspace, createWorkspace } from './workspaces/workspaces.service.ts';
 
@@ -90,7 +90,7 @@ const crmKeyCreate: CliCommand = {
       .map((scope) => scope.trim())
       .filter(Boolean);
     const { key, token } = await asCli(() =>
-      issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }, database.db),
+      crmKeysService(database.db).issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }),
     );
     return { id: key.id, token, workspace_id: key.workspaceId, scopes: key.scopes };
   },

@@ -40,9 +40,9 @@ const otherKey = await makeKey(t, other.workspaceId, ALL_SCOPES);
 const suspendedKey = await makeKey(t, suspended.workspaceId, ALL_SCOPES);
 const revoked = await makeKey(t, home.workspaceId, ALL_SCOPES);
 await app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${revoked.token}` } });
-const { revokeKey } = await import('../../src/flow/keys/keys.service.ts');
+const { crmKeysService } = await import('../../src/flow/keys/keys.service.ts');
 const { OPERATOR } = await import('../../src/flow/callers.ts');
-await revokeKey(OPERATOR, home.workspaceId, revoked.id, t.db.database.db);
+await crmKeysService(t.db.database.db).revokeKey(OPERATOR, home.workspaceId, revoked.id);
 
 // Keys stored under the hashes of a token with a bad checksum and of a malformed one: if the shape
 // and checksum were not checked before the lookup, these would authenticate.

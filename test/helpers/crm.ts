@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppInstance } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
-import { issueApiKey } from '../../src/flow/keys/keys.service.ts';
+import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
 import { createUser } from '../../src/flow/users/users.service.ts';
 import { changeWorkspace, createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
@@ -42,7 +42,7 @@ export async function makeUser(t: TestApp, workspaceId: string, role: 'administr
 }
 
 export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = ALL_SCOPES) {
-  const { key, token } = await issueApiKey(OPERATOR, workspaceId, { name: `key ${unique()}`, scopes }, t.db.database.db);
+  const { key, token } = await crmKeysService(t.db.database.db).issueApiKey(OPERATOR, workspaceId, { name: `key ${unique()}`, scopes });
   return { id: key.id, token };
 }
 

@@ -4,7 +4,7 @@ import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../
 import type { AppInstance } from '../../platform/http/types.ts';
 import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
 import { sessionCaller } from '../request-context.ts';
-import { readTrail } from './audit.service.ts';
+import { auditService } from './audit.service.ts';
 
 const AuditEntry = z
   .object({
@@ -23,7 +23,7 @@ const AuditEntry = z
   .meta({ id: 'ContactAuditEntry' });
 
 export async function auditRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
+  const audit = auditService(app.vetflow.database.db);
   app.get(
     '/api/workspaces/:workspace_id/contacts/:contact_id/audit-logs',
     {
@@ -41,7 +41,7 @@ export async function auditRoutes(app: AppInstance) {
     },
     async (request) => {
       const page = pageOf(request.query);
-      const { rows, total } = await readTrail(sessionCaller(request), request.params.workspace_id, request.params.contact_id, page, db);
+      const { rows, total } = await audit.readTrail(sessionCaller(request), request.params.workspace_id, request.params.contact_id, page);
       return {
         data: rows.map((row) => ({
           id: row.id,

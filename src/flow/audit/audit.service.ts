@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
@@ -6,15 +7,14 @@ import { assertAdministrator } from '../crm/access.ts';
 import { listAuditLogs } from './audit.repo.ts';
 
 /** Administrators read a contact's trail, deleted contacts included (that is when it matters most). */
-export async function readTrail(
-  caller: CrmCaller,
-  workspaceId: string,
-  contactId: string,
-  page: { limit: number; offset: number },
-  db: Db,
-) {
+async function readTrail(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, page: { limit: number; offset: number }) {
   assertAdministrator(caller, workspaceId, 'read audit logs');
   if (!(await findContact(workspaceId, contactId, { includeDeleted: true }, db)))
     throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return listAuditLogs(workspaceId, contactId, page, db);
+}
+
+/** A contact's audit trail, bound to the database once. */
+export function auditService(deps: Db) {
+  return bindService(deps, { readTrail });
 }

@@ -6,7 +6,7 @@ import { parseBody } from '../http/body.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { keyCaller } from '../request-context.ts';
 import { ContactProjection, ContactUpsertBody, toProjection, UpsertResponse } from './contact.schemas.ts';
-import { deleteContact, getContact } from './contacts.service.ts';
+import { externalContactsService } from './contacts.service.ts';
 import { contactUpserter } from './upsert.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
@@ -16,6 +16,7 @@ const tags = ['CRM external: contacts'];
 export async function externalContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
   const upsertContact = contactUpserter(db);
+  const contacts = externalContactsService(db);
 
   app.put(
     '/workspaces/:workspace_id/contacts',
@@ -70,7 +71,7 @@ export async function externalContactRoutes(app: AppInstance) {
         response: { 200: ContactProjection, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => toProjection(await getContact(keyCaller(request), request.params.contact_id, db)),
+    async (request) => toProjection(await contacts.getContact(keyCaller(request), request.params.contact_id)),
   );
 
   app.delete(
@@ -89,7 +90,7 @@ export async function externalContactRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      await deleteContact(keyCaller(request), request.params.contact_id, { requestId: request.id, ip: request.ip }, db);
+      await contacts.deleteContact(keyCaller(request), request.params.contact_id, { requestId: request.id, ip: request.ip });
       return reply.code(204).send(null);
     },
   );

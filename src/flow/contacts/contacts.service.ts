@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { AuditChanges } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -8,7 +9,7 @@ import { type ContactRow, findContact, updateContact } from './contacts.repo.ts'
 import type { RequestMeta } from './upsert.service.ts';
 
 /** GET /external/.../contacts/{id}: a deleted contact is as absent as a missing one. */
-export async function getContact(caller: ApiKeyCaller, contactId: string, db: Db): Promise<ContactRow> {
+async function getContact(db: Db, caller: ApiKeyCaller, contactId: string): Promise<ContactRow> {
   const contact = await findContact(caller.workspaceId, contactId, {}, db);
   if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return contact;
@@ -19,7 +20,7 @@ export async function getContact(caller: ApiKeyCaller, contactId: string, db: Db
  * succeeds again (and is audited again, with no changes: every successful DELETE leaves a row);
  * an id this workspace never had → 404.
  */
-export async function deleteContact(caller: ApiKeyCaller, contactId: string, meta: RequestMeta, db: Db): Promise<void> {
+async function deleteContact(db: Db, caller: ApiKeyCaller, contactId: string, meta: RequestMeta): Promise<void> {
   await db.transaction(async (tx) => {
     const contact = await findContact(caller.workspaceId, contactId, { includeDeleted: true, lock: true }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
@@ -44,4 +45,9 @@ function deletionAuditEntry(caller: ApiKeyCaller, changes: AuditChanges, meta: R
     requestId: meta.requestId,
     ip: meta.ip ?? null,
   };
+}
+
+/** Reads and deletes of contacts by an integration key, bound to the database once. */
+export function externalContactsService(deps: Db) {
+  return bindService(deps, { getContact, deleteContact });
 }

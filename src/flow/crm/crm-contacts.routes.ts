@@ -6,7 +6,7 @@ import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/con
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
-import { addPet, editContact, getFullContact, listWorkspaceContacts } from './crm-contacts.service.ts';
+import { crmContactsService } from './crm-contacts.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 export const PageQuery = z.object({
@@ -59,7 +59,7 @@ const tags = ['CRM contacts'];
 
 /** `W/contacts`: the CRM's own view of contacts (session; any user of the workspace). */
 export async function crmContactRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
+  const contacts = crmContactsService(app.vetflow.database.db);
 
   app.get(
     '/api/workspaces/:workspace_id/contacts',
@@ -77,12 +77,10 @@ export async function crmContactRoutes(app: AppInstance) {
     },
     async (request) => {
       const page = pageOf(request.query);
-      const { rows, total } = await listWorkspaceContacts(
-        sessionCaller(request),
-        request.params.workspace_id,
-        { search: request.query.q, ...page },
-        db,
-      );
+      const { rows, total } = await contacts.listWorkspaceContacts(sessionCaller(request), request.params.workspace_id, {
+        search: request.query.q,
+        ...page,
+      });
       return { data: rows.map(toProjection), meta: metaOf(page, total) };
     },
   );
@@ -101,7 +99,11 @@ export async function crmContactRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const { contact, pets } = await getFullContact(sessionCaller(request), request.params.workspace_id, request.params.contact_id, db);
+      const { contact, pets } = await contacts.getFullContact(
+        sessionCaller(request),
+        request.params.workspace_id,
+        request.params.contact_id,
+      );
       return toFull(contact, pets);
     },
   );
@@ -123,12 +125,11 @@ export async function crmContactRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const { contact, pets } = await editContact(
+      const { contact, pets } = await contacts.editContact(
         sessionCaller(request),
         request.params.workspace_id,
         request.params.contact_id,
         request.body,
-        db,
       );
       return toFull(contact, pets);
     },
@@ -149,7 +150,7 @@ export async function crmContactRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const pet = await addPet(sessionCaller(request), request.params.workspace_id, request.params.contact_id, request.body, db);
+      const pet = await contacts.addPet(sessionCaller(request), request.params.workspace_id, request.params.contact_id, request.body);
       return reply.code(201).send(toPet(pet));
     },
   );

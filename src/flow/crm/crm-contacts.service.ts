@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -25,22 +26,22 @@ export interface NewPet {
   birth_date?: string | null;
 }
 
-export function listWorkspaceContacts(
+function listWorkspaceContacts(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   options: { search?: string; limit: number; offset: number },
-  db: Db,
 ) {
   assertMember(caller, workspaceId);
   return listContacts(workspaceId, options, db);
 }
 
 /** The CRM's full record: the contact with its pets (deleted contacts are not shown). */
-export async function getFullContact(
+async function getFullContact(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   contactId: string,
-  db: Db,
 ): Promise<{ contact: ContactRow; pets: PetRow[] }> {
   assertMember(caller, workspaceId);
   const contact = await findContact(workspaceId, contactId, {}, db);
@@ -52,7 +53,7 @@ export async function getFullContact(
  * A CRM user's edit. A change of name or phone marks it "edited in flow" (who and when), which the
  * `flow` sync policy then protects from the ERP's upserts. Same field rules as the external upsert.
  */
-export async function editContact(caller: CrmCaller, workspaceId: string, contactId: string, input: ContactEdit, db: Db) {
+async function editContact(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, input: ContactEdit) {
   assertMember(caller, workspaceId);
   const fields = normalizeContactFields(input);
   const userId = caller.kind === 'user' ? caller.userId : null;
@@ -79,10 +80,10 @@ export async function editContact(caller: CrmCaller, workspaceId: string, contac
     }
     throw error;
   }
-  return getFullContact(caller, workspaceId, contactId, db);
+  return getFullContact(db, caller, workspaceId, contactId);
 }
 
-export async function addPet(caller: CrmCaller, workspaceId: string, contactId: string, input: NewPet, db: Db): Promise<PetRow> {
+async function addPet(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, input: NewPet): Promise<PetRow> {
   assertMember(caller, workspaceId);
   if (!(await findContact(workspaceId, contactId, {}, db))) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return insertPet(
@@ -95,4 +96,9 @@ export async function addPet(caller: CrmCaller, workspaceId: string, contactId: 
     },
     db,
   );
+}
+
+/** Contacts as CRM users see and edit them, bound to the database once. */
+export function crmContactsService(deps: Db) {
+  return bindService(deps, { listWorkspaceContacts, getFullContact, editContact, addPet });
 }

@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { LeadRow } from './pipeline.repo.ts';
-import { changeLead, createChat, createLead, createStage, getStages } from './pipeline.service.ts';
+import { pipelineService } from './pipeline.service.ts';
 
 const Stage = z.object({ id: UuidSchema, name: z.string(), position: z.int() }).meta({ id: 'PipelineStage' });
 const Lead = z
@@ -17,7 +17,7 @@ const tags = ['CRM pipeline'];
 
 /** `W/pipeline-stages`, `W/leads`, `W/chats`: what a survey trigger needs to find (session). */
 export async function pipelineRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
+  const pipeline = pipelineService(app.vetflow.database.db);
 
   app.get(
     '/api/workspaces/:workspace_id/pipeline-stages',
@@ -33,7 +33,7 @@ export async function pipelineRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const stages = await getStages(sessionCaller(request), request.params.workspace_id, db);
+      const stages = await pipeline.getStages(sessionCaller(request), request.params.workspace_id);
       return { data: stages.map(({ id, name, position }) => ({ id, name, position })), meta: { total: stages.length } };
     },
   );
@@ -53,7 +53,7 @@ export async function pipelineRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const { id, name, position } = await createStage(sessionCaller(request), request.params.workspace_id, request.body, db);
+      const { id, name, position } = await pipeline.createStage(sessionCaller(request), request.params.workspace_id, request.body);
       return reply.code(201).send({ id, name, position });
     },
   );
@@ -73,7 +73,7 @@ export async function pipelineRoutes(app: AppInstance) {
       },
     },
     async (request, reply) =>
-      reply.code(201).send(toLead(await createLead(sessionCaller(request), request.params.workspace_id, request.body, db))),
+      reply.code(201).send(toLead(await pipeline.createLead(sessionCaller(request), request.params.workspace_id, request.body))),
   );
 
   app.patch(
@@ -91,7 +91,7 @@ export async function pipelineRoutes(app: AppInstance) {
       },
     },
     async (request) =>
-      toLead(await changeLead(sessionCaller(request), request.params.workspace_id, request.params.lead_id, request.body, db)),
+      toLead(await pipeline.changeLead(sessionCaller(request), request.params.workspace_id, request.params.lead_id, request.body)),
   );
 
   app.post(
@@ -109,7 +109,7 @@ export async function pipelineRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const chat = await createChat(sessionCaller(request), request.params.workspace_id, request.body, db);
+      const chat = await pipeline.createChat(sessionCaller(request), request.params.workspace_id, request.body);
       return reply.code(201).send({ id: chat.id, contact_id: chat.contactId, channel: chat.channel });
     },
   );

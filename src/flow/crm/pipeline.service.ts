@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -17,12 +18,12 @@ import {
   updateLead,
 } from './pipeline.repo.ts';
 
-export function getStages(caller: CrmCaller, workspaceId: string, db: Db): Promise<StageRow[]> {
+function getStages(db: Db, caller: CrmCaller, workspaceId: string): Promise<StageRow[]> {
   assertMember(caller, workspaceId);
   return listStages(workspaceId, db);
 }
 
-export function createStage(caller: CrmCaller, workspaceId: string, input: { name: string; position: number }, db: Db): Promise<StageRow> {
+function createStage(db: Db, caller: CrmCaller, workspaceId: string, input: { name: string; position: number }): Promise<StageRow> {
   assertAdministrator(caller, workspaceId, 'create pipeline stages');
   return insertStage({ workspaceId, name: input.name.trim(), position: input.position }, db);
 }
@@ -39,11 +40,11 @@ async function contactOrThrow(workspaceId: string, contactId: string, db: Db): P
 }
 
 /** A contact has at most one active lead (unique index): a second → 409 ACTIVE_LEAD_EXISTS. */
-export async function createLead(
+async function createLead(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   input: { contact_id: string; stage_id: string },
-  db: Db,
 ): Promise<LeadRow> {
   assertMember(caller, workspaceId);
   await contactOrThrow(workspaceId, input.contact_id, db);
@@ -58,12 +59,12 @@ export async function createLead(
   }
 }
 
-export async function changeLead(
+async function changeLead(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   leadId: string,
   input: { stage_id?: string; status?: 'active' | 'finished' },
-  db: Db,
 ): Promise<LeadRow> {
   assertMember(caller, workspaceId);
   const lead = await findLead(workspaceId, leadId, db);
@@ -85,13 +86,18 @@ export async function changeLead(
   }
 }
 
-export async function createChat(
+async function createChat(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   input: { contact_id: string; channel?: string },
-  db: Db,
 ): Promise<ChatRow> {
   assertMember(caller, workspaceId);
   await contactOrThrow(workspaceId, input.contact_id, db);
   return insertChat({ workspaceId, contactId: input.contact_id, channel: input.channel?.trim() || 'whatsapp' }, db);
+}
+
+/** Stages, leads and chats of a workspace, bound to its database once. */
+export function pipelineService(deps: Db) {
+  return bindService(deps, { getStages, createStage, createLead, changeLead, createChat });
 }

@@ -4,7 +4,7 @@ import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
-import { changeSyncPolicy, configureSurvey, readWorkspace } from './settings.service.ts';
+import { settingsService } from './settings.service.ts';
 
 const SurveyConfig = z.object({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }).meta({ id: 'SurveyConfig' });
 const Settings = z
@@ -16,7 +16,7 @@ const tags = ['CRM settings'];
 
 /** `W/survey-config` and `W/settings`: any user reads, administrators change. */
 export async function settingsRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
+  const settings = settingsService(app.vetflow.database.db);
   const base = '/api/workspaces/:workspace_id';
 
   app.get(
@@ -32,7 +32,7 @@ export async function settingsRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const workspace = await readWorkspace(sessionCaller(request), request.params.workspace_id, db);
+      const workspace = await settings.readWorkspace(sessionCaller(request), request.params.workspace_id);
       return { enabled: workspace.surveyEnabled, survey_stage_id: workspace.surveyStageId };
     },
   );
@@ -52,7 +52,7 @@ export async function settingsRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const workspace = await configureSurvey(sessionCaller(request), request.params.workspace_id, request.body, db);
+      const workspace = await settings.configureSurvey(sessionCaller(request), request.params.workspace_id, request.body);
       return { enabled: workspace.surveyEnabled, survey_stage_id: workspace.surveyStageId };
     },
   );
@@ -70,7 +70,7 @@ export async function settingsRoutes(app: AppInstance) {
       },
     },
     async (request) => ({
-      contact_sync_policy: (await readWorkspace(sessionCaller(request), request.params.workspace_id, db)).contactSyncPolicy,
+      contact_sync_policy: (await settings.readWorkspace(sessionCaller(request), request.params.workspace_id)).contactSyncPolicy,
     }),
   );
 
@@ -89,7 +89,11 @@ export async function settingsRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const workspace = await changeSyncPolicy(sessionCaller(request), request.params.workspace_id, request.body.contact_sync_policy, db);
+      const workspace = await settings.changeSyncPolicy(
+        sessionCaller(request),
+        request.params.workspace_id,
+        request.body.contact_sync_policy,
+      );
       return { contact_sync_policy: workspace.contactSyncPolicy };
     },
   );

@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
@@ -11,23 +12,23 @@ async function workspaceOrThrow(workspaceId: string, db: Db): Promise<WorkspaceR
   return workspace;
 }
 
-export async function readWorkspace(caller: CrmCaller, workspaceId: string, db: Db): Promise<WorkspaceRow> {
+async function readWorkspace(db: Db, caller: CrmCaller, workspaceId: string): Promise<WorkspaceRow> {
   assertMember(caller, workspaceId);
   return workspaceOrThrow(workspaceId, db);
 }
 
-export async function changeSyncPolicy(caller: CrmCaller, workspaceId: string, policy: WorkspaceRow['contactSyncPolicy'], db: Db) {
+async function changeSyncPolicy(db: Db, caller: CrmCaller, workspaceId: string, policy: WorkspaceRow['contactSyncPolicy']) {
   assertAdministrator(caller, workspaceId, 'change workspace settings');
   await workspaceOrThrow(workspaceId, db);
   return (await updateWorkspace(workspaceId, { contactSyncPolicy: policy }, db))!;
 }
 
 /** Enabling surveys needs a survey stage of this workspace; disabling may keep or clear it. */
-export async function configureSurvey(
+async function configureSurvey(
+  db: Db,
   caller: CrmCaller,
   workspaceId: string,
   input: { enabled: boolean; survey_stage_id: string | null },
-  db: Db,
 ) {
   assertAdministrator(caller, workspaceId, 'change the survey configuration');
   await workspaceOrThrow(workspaceId, db);
@@ -39,4 +40,9 @@ export async function configureSurvey(
   }
   if (input.survey_stage_id) await stageOrThrow(workspaceId, input.survey_stage_id, db);
   return (await updateWorkspace(workspaceId, { surveyEnabled: input.enabled, surveyStageId: input.survey_stage_id }, db))!;
+}
+
+/** Workspace settings and survey configuration, bound to the database once. */
+export function settingsService(deps: Db) {
+  return bindService(deps, { readWorkspace, changeSyncPolicy, configureSurvey });
 }

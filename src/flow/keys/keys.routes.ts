@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { ApiKeyRow } from './keys.repo.ts';
-import { issueApiKey, listApiKeys, revokeKey } from './keys.service.ts';
+import { crmKeysService } from './keys.service.ts';
 import { CRM_SCOPES } from './scopes.ts';
 
 const KeyParams = WorkspaceParams.extend({ id: UuidSchema });
@@ -45,7 +45,7 @@ const tags = ['CRM API keys'];
 
 /** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
 export async function crmKeyRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
+  const keys = crmKeysService(app.vetflow.database.db);
 
   app.post(
     '/api/workspaces/:workspace_id/api-keys',
@@ -62,7 +62,7 @@ export async function crmKeyRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const { key, token } = await issueApiKey(sessionCaller(request), request.params.workspace_id, request.body, db);
+      const { key, token } = await keys.issueApiKey(sessionCaller(request), request.params.workspace_id, request.body);
       return reply.code(201).send({ ...toKeyBody(key), token });
     },
   );
@@ -81,10 +81,10 @@ export async function crmKeyRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const keys = await listApiKeys(sessionCaller(request), request.params.workspace_id, db);
+      const listed = await keys.listApiKeys(sessionCaller(request), request.params.workspace_id);
       return {
-        data: keys.map((key) => ({ ...toKeyBody(key), last_used_at: key.lastUsedAt ? toTimestamp(key.lastUsedAt) : null })),
-        meta: { total: keys.length },
+        data: listed.map((key) => ({ ...toKeyBody(key), last_used_at: key.lastUsedAt ? toTimestamp(key.lastUsedAt) : null })),
+        meta: { total: listed.length },
       };
     },
   );
@@ -103,7 +103,7 @@ export async function crmKeyRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      await revokeKey(sessionCaller(request), request.params.workspace_id, request.params.id, db);
+      await keys.revokeKey(sessionCaller(request), request.params.workspace_id, request.params.id);
       return reply.code(204).send(null);
     },
   );

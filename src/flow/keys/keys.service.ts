@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
@@ -27,12 +28,7 @@ export function assertKeyManager(caller: CrmCaller, workspaceId: string): void {
 }
 
 /** Issues a key; the plain token exists only in the returned value and is never stored. */
-export async function issueApiKey(
-  caller: CrmCaller,
-  workspaceId: string,
-  input: NewApiKey,
-  db: Db,
-): Promise<{ key: ApiKeyRow; token: string }> {
+async function issueApiKey(db: Db, caller: CrmCaller, workspaceId: string, input: NewApiKey): Promise<{ key: ApiKeyRow; token: string }> {
   assertKeyManager(caller, workspaceId);
   const name = input.name.trim();
   if (name === '' || name.length > 100) throw new AppError('INVALID_REQUEST', 'The key name must have 1 to 100 characters');
@@ -53,14 +49,19 @@ export async function issueApiKey(
   return { key, token };
 }
 
-export function listApiKeys(caller: CrmCaller, workspaceId: string, db: Db): Promise<ApiKeyRow[]> {
+function listApiKeys(db: Db, caller: CrmCaller, workspaceId: string): Promise<ApiKeyRow[]> {
   assertKeyManager(caller, workspaceId);
   return listActiveApiKeys(workspaceId, db);
 }
 
 /** Revokes at once: every process looks keys up per request, so the next request is refused. */
-export async function revokeKey(caller: CrmCaller, workspaceId: string, keyId: string, db: Db): Promise<void> {
+async function revokeKey(db: Db, caller: CrmCaller, workspaceId: string, keyId: string): Promise<void> {
   assertKeyManager(caller, workspaceId);
   if (!(await revokeApiKey(workspaceId, keyId, db))) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   invalidateCrmKeyCache(db);
+}
+
+/** Integration keys of a workspace, bound to the database once. */
+export function crmKeysService(deps: Db) {
+  return bindService(deps, { issueApiKey, listApiKeys, revokeKey });
 }

@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import type { FlowModule } from '../flow.module.ts';
 import { parseBody } from '../http/body.ts';
 import { keyCaller } from '../request-context.ts';
-import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, triggerSurvey } from './surveys.service.ts';
+import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, surveysService } from './surveys.service.ts';
 
 const TriggerBody = z
   .strictObject({
@@ -29,6 +29,7 @@ const TriggerResult = z
 
 export async function externalSurveyRoutes(app: AppInstance, { module }: { module: FlowModule }) {
   const { database, jobs } = app.vetflow;
+  const surveys = surveysService({ db: database.db, jobs, job: module.surveyMessage });
   app.post(
     '/workspaces/:workspace_id/satisfaction-surveys',
     {
@@ -48,7 +49,6 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
         response: { 200: TriggerResult, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) =>
-      triggerSurvey(keyCaller(request), parseBody(TriggerBody, request.body), { db: database.db, jobs, job: module.surveyMessage }),
+    async (request) => surveys.triggerSurvey(keyCaller(request), parseBody(TriggerBody, request.body)),
   );
 }

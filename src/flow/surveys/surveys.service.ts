@@ -1,3 +1,4 @@
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
@@ -41,7 +42,7 @@ export interface SurveyDeps {
  * lead → `already_sent`; no chat → `no_chat`. Otherwise the lead moves to the survey stage and the
  * message is queued, all in one transaction; the lead's survey_sent_at guard makes it once only.
  */
-export async function triggerSurvey(caller: ApiKeyCaller, input: SurveyTrigger, deps: SurveyDeps): Promise<SurveyResult> {
+async function triggerSurvey(deps: SurveyDeps, caller: ApiKeyCaller, input: SurveyTrigger): Promise<SurveyResult> {
   const ids = {
     externalId: input.external_id?.trim() || undefined,
     document: input.document?.trim() || undefined,
@@ -80,4 +81,9 @@ export async function triggerSurvey(caller: ApiKeyCaller, input: SurveyTrigger, 
     await deps.jobs.send(deps.job, { messageId: message.id }, { tx });
     return answer(true, reason);
   });
+}
+
+/** Survey triggers, bound to the database and the message job once. */
+export function surveysService(deps: SurveyDeps) {
+  return bindService(deps, { triggerSurvey });
 }
