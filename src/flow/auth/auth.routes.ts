@@ -3,7 +3,7 @@ import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../
 import type { AppInstance } from '../../platform/http/types.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
-import { login, logout, type SessionView } from './sessions.service.ts';
+import { type SessionView, sessionsService } from './sessions.service.ts';
 
 const LoginBody = z.object({
   email: z.string().min(1).max(320),
@@ -29,6 +29,7 @@ function toSessionBody(view: SessionView) {
 /** CRM login sessions: `/api/auth/*` under /flow/v1. */
 export async function authRoutes(app: AppInstance) {
   const { config, database } = app.vetflow;
+  const sessions = sessionsService({ db: database.db, config });
 
   app.post(
     '/api/auth/login',
@@ -46,7 +47,7 @@ export async function authRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const { token, session } = await login({ ...request.body, ip: request.ip }, config, database.db);
+      const { token, session } = await sessions.login({ ...request.body, ip: request.ip });
       const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000));
       setSessionCookie(reply, token, maxAge, config.PUBLIC_BASE_URL);
       return toSessionBody(session);
@@ -69,7 +70,7 @@ export async function authRoutes(app: AppInstance) {
     },
     async (request, reply) => {
       const token = readSessionCookie(request);
-      if (token) await logout(token, database.db);
+      if (token) await sessions.logout(token);
       clearSessionCookie(reply, config.PUBLIC_BASE_URL);
       return reply.code(204).send(null);
     },

@@ -5,7 +5,7 @@ import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import '../request-context.ts';
 import { readSessionCookie } from './session-cookie.ts';
-import { resolveSession } from './sessions.service.ts';
+import { sessionsService } from './sessions.service.ts';
 
 /**
  * The role a CRM-side route needs of the logged-in user: `member` (any user of the workspace in the
@@ -37,6 +37,7 @@ export function crmSessionRoleOf(access: RouteAccess | undefined): CrmSessionRol
  * is parsed or validated.
  */
 export function enforceSessionAccess(scope: AppInstance): void {
+  const requireSession = sessionGuard(sessionsService({ db: scope.vetflow.database.db, config: scope.vetflow.config }));
   scope.addHook('onRoute', (route: RouteOptions) => {
     const access = route.config?.access;
     if (access === 'public') return;
@@ -50,9 +51,11 @@ export function enforceSessionAccess(scope: AppInstance): void {
 }
 
 /** A live session or 401, decided before the body is parsed. */
-async function requireSession(request: FastifyRequest): Promise<void> {
-  const token = readSessionCookie(request);
-  const session = token ? await resolveSession(token, request.server.vetflow.database.db) : undefined;
-  if (!session) throw new AppError('UNAUTHORIZED', 'Log in first: no valid session');
-  request.crmSession = session;
+function sessionGuard(sessions: ReturnType<typeof sessionsService>) {
+  return async function requireSession(request: FastifyRequest): Promise<void> {
+    const token = readSessionCookie(request);
+    const session = token ? await sessions.resolveSession(token) : undefined;
+    if (!session) throw new AppError('UNAUTHORIZED', 'Log in first: no valid session');
+    request.crmSession = session;
+  };
 }

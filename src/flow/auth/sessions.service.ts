@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { bindService } from '../../platform/bind-service.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -13,6 +14,11 @@ export type SessionConfig = Pick<
   Config,
   'CRM_SESSION_TTL_MINUTES' | 'PASSWORD_SCRYPT_LOG_N' | 'AUTH_FAILURE_LIMIT' | 'AUTH_FAILURE_WINDOW_SECONDS' | 'AUTH_BLOCK_SECONDS'
 >;
+
+export interface SessionDeps {
+  db: Db;
+  config: SessionConfig;
+}
 
 export interface SessionView {
   caller: CrmUserCaller;
@@ -32,10 +38,9 @@ function hashSessionToken(token: string): string {
  * Checks an email and password (counted by the brute-force guard when wrong) and opens a session.
  * Returns the cookie value, which exists nowhere else: only its SHA-256 is stored.
  */
-export async function login(
+async function login(
+  { db, config }: SessionDeps,
   input: { email: string; password: string; ip: string },
-  config: SessionConfig,
-  db: Db,
 ): Promise<{ token: string; session: SessionView }> {
   await assertNotBlocked(input.ip, db);
   const user = await findUserByEmail(normaliseEmail(input.email), db);
@@ -53,12 +58,12 @@ export async function login(
 }
 
 /** The session behind a cookie value, or undefined when it is unknown, expired or logged out. */
-export async function resolveSession(token: string, db: Db): Promise<SessionView | undefined> {
+async function resolveSession({ db }: SessionDeps, token: string): Promise<SessionView | undefined> {
   const session = await findLiveSession(hashSessionToken(token), db);
   return session ? toView(session) : undefined;
 }
 
-export async function logout(token: string, db: Db): Promise<void> {
+async function logout({ db }: SessionDeps, token: string): Promise<void> {
   await deleteSession(hashSessionToken(token), db);
 }
 
@@ -69,4 +74,9 @@ function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): 
     workspaceName: row.workspaceName,
     expiresAt: row.expiresAt,
   };
+}
+
+/** Logins, logouts and the session behind a cookie, bound to the database and settings once. */
+export function sessionsService(deps: SessionDeps) {
+  return bindService(deps, { login, logout, resolveSession });
 }
