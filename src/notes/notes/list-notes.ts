@@ -56,7 +56,7 @@ export type ListNotesQuery = z.infer<typeof ListNotesQuery>;
 type Query = ListNotesQuery;
 
 /**
- * One page, newest first, and the total. The page comes first: when it is the last one (not full)
+ * One page, newest first, and the total (`exact: false` when it is a lower bound). The page comes first: when it is the last one (not full)
  * the total follows from it and nothing is counted. Otherwise the count stops at `countLimit` + 1
  * rows unless `count=exact`: an exact count(*) over a large match (a common name in a clinic with a
  * million notes) costs hundreds of milliseconds, the page itself under one (docs/notes-reads.md).
@@ -78,15 +78,7 @@ export async function listNotes(
     },
     db,
   );
-  const totalPages = Math.ceil(total / query.limit);
-  const items = rows.map((row) => toNoteBody(row, publicBaseUrl));
-  return {
-    status: 'success' as const,
-    data: items,
-    meta: { total, page: query.page, limit: query.limit, total_pages: totalPages, total_exact: exact },
-    notes: items,
-    pagination: { current_page: query.page, total_pages: totalPages, total_items: total, total_items_exact: exact },
-  };
+  return { items: rows.map((row) => toNoteBody(row, publicBaseUrl)), total, exact };
 }
 
 async function totalOf(

@@ -50,7 +50,18 @@ export async function noteReadRoutes(
         response: { 200: NoteListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => notes.list(notesCallerOf(request), request.query),
+    async (request) => {
+      const { items, total, exact } = await notes.list(notesCallerOf(request), request.query);
+      const { page, limit } = request.query;
+      const totalPages = Math.ceil(total / limit);
+      return {
+        status: 'success' as const,
+        data: items,
+        meta: { total, page, limit, total_pages: totalPages, total_exact: exact },
+        notes: items,
+        pagination: { current_page: page, total_pages: totalPages, total_items: total, total_items_exact: exact },
+      };
+    },
   );
 
   app.get(

@@ -1,3 +1,4 @@
+import { metaOf } from '../../platform/http/pagination.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -141,10 +142,10 @@ export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
         response: { 200: DeliveryListEnvelope, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
     },
-    async (request) => ({
-      status: 'success' as const,
-      ...(await webhooks.deliveriesOf(notesCallerOf(request), request.params.id, request.query)),
-    }),
+    async (request) => {
+      const { deliveries, total } = await webhooks.deliveriesOf(notesCallerOf(request), request.params.id, request.query);
+      return { status: 'success' as const, data: deliveries, meta: metaOf(request.query, total) };
+    },
   );
 
   app.post(

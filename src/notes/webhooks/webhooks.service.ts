@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import { metaOf } from '../../platform/http/pagination.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
@@ -144,10 +143,7 @@ async function rotateSecret(deps: WebhooksDeps, caller: NotesCaller, id: string)
 async function deliveriesOf(deps: WebhooksDeps, caller: NotesCaller, id: string, query: z.infer<typeof DeliveriesQuery>) {
   await endpointOfClinic(caller, id, deps.db);
   const { rows, total } = await listDeliveries(id, query.page, query.limit, deps.db);
-  return {
-    data: rows.map(toDeliveryRecord),
-    meta: metaOf(query, total),
-  };
+  return { deliveries: rows.map(toDeliveryRecord), total };
 }
 
 function requireEnabled(endpoint: EndpointRow) {
