@@ -1,6 +1,8 @@
 // Words and numbers of a pt-BR sentence, folded (lower case, no accents) for matching but kept
 // with their place in the original text so a flag can quote what the model actually wrote.
 
+import { fold as foldSentence } from '../../sectioning/sentences.ts';
+
 export interface Token {
   /** Folded: "Diagnóstico" → "diagnostico", "ºC" → "°c". */
   word: string;
@@ -9,14 +11,9 @@ export interface Token {
   end: number;
 }
 
-/** Lower-cases and strips accents without changing the length (indices stay valid). */
+/** The sectioner's folding (lower case, no accents, same length), with "º" read as "°". */
 export function fold(text: string): string {
-  let folded = '';
-  for (const char of text) {
-    const bare = char.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-    folded += bare.length === char.length ? bare : char;
-  }
-  return folded.replace(/º/g, '°');
+  return foldSentence(text).replace(/º/g, '°');
 }
 
 // Decimal numbers with either separator, fractions ("1/2", "12/12"), the vulgar fractions, degrees
