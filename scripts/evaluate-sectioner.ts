@@ -6,41 +6,38 @@
 
 import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
 import { assignSentences, TRANSITION_WEIGHT } from '../src/providers/sectioning/rules.ts';
-import { splitSentences } from '../src/providers/sectioning/sentences.ts';
 import { trainSectioner } from '../src/providers/sectioning/training.ts';
 import {
   type CorpusTranscript,
+  isPunctuated,
   labelledTranscript,
   loadCorpus,
   type Score,
   scoreCorpus,
   simulatedSegments,
-  transcriptText,
 } from '../test/providers/corpus/corpus.ts';
 
 const folds = Number(process.env.FOLDS ?? 5);
 const transitionWeight = Number(process.env.TRANSITION_WEIGHT ?? TRANSITION_WEIGHT);
 const showMisses = process.env.MISSES === '1';
 
-const punctuated = (t: CorpusTranscript) => splitSentences(transcriptText(t)).length >= 0.7 * t.sentences.length;
-
 function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
   const model = trainSectioner(train.map(labelledTranscript));
   const textOnly = (text: string) => assignSentences(text, model, [], transitionWeight);
   const score = scoreCorpus(test, textOnly);
   const parts = [
-    ['punctuated', scoreCorpus(test.filter(punctuated), textOnly)],
+    ['punctuated', scoreCorpus(test.filter(isPunctuated), textOnly)],
     [
       'run-on',
       scoreCorpus(
-        test.filter((t) => !punctuated(t)),
+        test.filter((t) => !isPunctuated(t)),
         textOnly,
       ),
     ],
     [
       'run-on with segments',
       scoreCorpus(
-        test.filter((t) => !punctuated(t)),
+        test.filter((t) => !isPunctuated(t)),
         (text, t) => assignSentences(text, model, simulatedSegments(t), transitionWeight),
       ),
     ],

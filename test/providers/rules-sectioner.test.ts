@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { analyseSentences, assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
-import { splitSentences } from '../../src/providers/sectioning/sentences.ts';
 import { trainSectioner } from '../../src/providers/sectioning/training.ts';
-import { labelledTranscript, loadCorpus, loadWholeCorpus, scoreCorpus, transcriptText } from './corpus/corpus.ts';
+import { isPunctuated, labelledTranscript, loadCorpus, loadWholeCorpus, scoreCorpus } from './corpus/corpus.ts';
 
 const sectioner = createRulesSectioner();
 const section = (text: string) => sectioner.section({ text, segments: [], language: 'pt' }, new AbortController().signal);
@@ -47,7 +46,7 @@ describe('rules sectioner on the pt-BR corpus', () => {
       const recall = score.byLabel[label]!;
       expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.7);
     }
-    const punctuated = heldOut.filter((t) => splitSentences(transcriptText(t)).length >= 0.7 * t.sentences.length);
+    const punctuated = heldOut.filter(isPunctuated);
     const punctuatedScore = scoreCorpus(punctuated, (text) => assignSentences(text, tunedModel));
     expect(punctuatedScore.accuracy).toBeGreaterThanOrEqual(0.92);
     // Where punctuation marks the sentences, hardly any is spread over two sections.

@@ -4,7 +4,8 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
-import type { LabelledTranscript } from '../../../src/providers/sectioning/training.ts';
+import { splitSentences } from '../../../src/providers/sectioning/sentences.ts';
+import { type LabelledTranscript, majorityLabel } from '../../../src/providers/sectioning/training.ts';
 
 export interface CorpusTranscript {
   id: string;
@@ -65,17 +66,13 @@ function labelledSpans(transcript: CorpusTranscript): LabelledSpan[] {
   });
 }
 
-function majorityLabel(spans: LabelledSpan[], start: number, end: number): SectionLabel | undefined {
-  const overlap = new Map<SectionLabel, number>();
-  for (const span of spans) {
-    const shared = Math.min(end, span.end) - Math.max(start, span.start);
-    if (shared > 0) overlap.set(span.label, (overlap.get(span.label) ?? 0) + shared);
-  }
-  return [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
-}
-
 export function transcriptText(transcript: CorpusTranscript): string {
   return transcript.sentences.map(([, text]) => text).join(transcript.joiner ?? ' ');
+}
+
+/** Whether punctuation marks most of its sentences (as whisper-like servers return), unlike a run-on. */
+export function isPunctuated(transcript: CorpusTranscript): boolean {
+  return splitSentences(transcriptText(transcript)).length >= 0.7 * transcript.sentences.length;
 }
 
 interface LabelledSpan {
@@ -105,17 +102,11 @@ export interface Score {
 export function scoreCorpus(transcripts: CorpusTranscript[], label: (text: string, transcript: CorpusTranscript) => LabelledSpan[]): Score {
   const score: Score = { right: 0, total: 0, accuracy: 0, byStyle: {}, byLabel: {}, split: [], misses: [] };
   for (const transcript of transcripts) {
-    const joiner = transcript.joiner ?? ' ';
     const predicted = label(transcriptText(transcript), transcript);
-    let offset = 0;
-    for (const [expected, text] of transcript.sentences) {
-      const start = offset;
-      const end = offset + text.length;
-      offset = end + joiner.length;
+    for (const [i, { start, end, label: expected }] of labelledSpans(transcript).entries()) {
+      const text = transcript.sentences[i]![1];
       const got = majorityLabel(predicted, start, end);
-      const labelsTouched = new Set(
-        predicted.filter((span) => wordsOverlap(text, start, span) && span.end > start && span.start < end).map((span) => span.label),
-      );
+      const labelsTouched = new Set(predicted.filter((span) => wordsOverlap(text, start, span)).map((span) => span.label));
       if (labelsTouched.size > 1) score.split.push({ id: transcript.id, expected, got, text });
       score.byStyle[transcript.style] ??= { right: 0, total: 0 };
       score.byLabel[expected] ??= { right: 0, total: 0 };
