@@ -68,7 +68,7 @@ export function cutProbability(model: BoundaryModel, features: string[]): number
 const MIN_WORDS = 3;
 
 export interface RunSpan extends SentenceSpan {
-  /** Whether this sentence starts at a cut the model guessed (no punctuation, break or heading there). */
+  /** Whether this sentence starts at a cut inside a run (the model's guess or a segment start), not at punctuation, a break or a heading. */
   guessedStart: boolean;
 }
 
@@ -106,15 +106,8 @@ export function splitRuns(
     const words = runWords(folded, span.start, span.end);
     // A sentence of ordinary length came out of punctuation as it is: only long runs are guessed at.
     const guessing = words.length >= LONG_RUN_WORDS;
-    let cutAt = 0;
     let pieceStart = span.start;
-    for (let i = 1; i < words.length; i++) {
-      if (!segmentCuts.has(words[i]!.start) && (i < MIN_WORDS || i > words.length - MIN_WORDS)) continue;
-      const atSegment = segmentCuts.has(words[i]!.start);
-      if (!atSegment && i - cutAt < MIN_WORDS) continue;
-      if (!atSegment && !guessing) continue;
-      if (!atSegment && cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= model.threshold) continue;
-      const end = words[i - 1]!.end;
+    const endPiece = (end: number) =>
       result.push({
         start: pieceStart,
         end,
@@ -122,16 +115,17 @@ export function splitRuns(
         afterLineBreak: pieceStart === span.start && span.afterLineBreak,
         guessedStart: pieceStart !== span.start,
       });
+    let cutAt = 0;
+    for (let i = 1; i < words.length; i++) {
+      if (!segmentCuts.has(words[i]!.start)) {
+        const tooShort = i - cutAt < MIN_WORDS || words.length - i < MIN_WORDS;
+        if (!guessing || tooShort || cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= model.threshold) continue;
+      }
+      endPiece(words[i - 1]!.end);
       pieceStart = words[i]!.start;
       cutAt = i;
     }
-    result.push({
-      start: pieceStart,
-      end: span.end,
-      text: text.slice(pieceStart, span.end),
-      afterLineBreak: pieceStart === span.start && span.afterLineBreak,
-      guessedStart: pieceStart !== span.start,
-    });
+    endPiece(span.end);
   }
   return result;
 }

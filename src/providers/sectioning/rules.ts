@@ -64,7 +64,9 @@ const LEXICAL = /^(?:w|b|o|o2|c):/;
  * learns from exactly the features it is later given.
  */
 export function analyseSentences(text: string, boundary: BoundaryModel, segments: readonly { text: string }[] = []): AnalysedSentence[] {
-  const spans = splitRuns(splitSentences(text), text, fold(text), boundary, segmentStarts(text, segments));
+  // Folding keeps every index, so each sentence's folded text is a slice of this one.
+  const foldedText = fold(text);
+  const spans = splitRuns(splitSentences(text, foldedText), text, foldedText, boundary, segmentStarts(text, segments));
   const spoken: string[] = [];
   const speakers: (Speaker | null)[] = [];
   let turn: Speaker | null = null;
@@ -72,7 +74,7 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
   const headingCues: string[][] = [];
   let headingLabel: SectionLabel | null = null;
   for (const span of spans) {
-    const folded = fold(span.text);
+    const folded = foldedText.slice(span.start, span.end);
     const speaker = SPEAKER_LABEL_AT_START.exec(folded);
     const words = speaker ? folded.slice(speaker[0].length) : folded;
     const heading = speaker ? null : findHeading(folded);
@@ -84,7 +86,7 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
       allowed = [labelIndex(heading.label)];
       body = span.text.slice(heading.stripLength).trim();
       headingLabel = heading.label;
-      if (heading.label !== 'follow_up' && RETURN_VISIT.test(fold(body))) allowed.push(FOLLOW_UP);
+      if (heading.label !== 'follow_up' && RETURN_VISIT.test(folded.slice(heading.stripLength))) allowed.push(FOLLOW_UP);
     } else if (heading) {
       // A heading word without its delimiter may be prose ("Retorno da Belinha, poodle de doze
       // anos..." opens a recheck's history): the model weighs it, and it ends the previous heading.

@@ -30,8 +30,8 @@ export function fold(text: string): string {
 // A period after these words is not the end of a sentence ("Dr. Paulo:", "Obs. animal agitado").
 const ABBREVIATIONS = new Set(['dr', 'dra', 'sr', 'sra', 'srta', 'prof', 'profa', 'aprox', 'obs', 'ex', 'etc', 'vol', 'cap', 'comp']);
 
-export function splitSentences(text: string): SentenceSpan[] {
-  const folded = fold(text);
+/** `folded` may be passed by a caller that has already folded `text` (it must be `fold(text)`). */
+export function splitSentences(text: string, folded: string = fold(text)): SentenceSpan[] {
   const starts = new Set<number>([0]);
   const addStartAfter = (index: number) => {
     let next = index;

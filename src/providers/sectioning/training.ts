@@ -71,7 +71,7 @@ function boundaryExamples({ text, units }: LabelledTranscript): Example[] {
   const folded = fold(text);
   const unitStarts = new Set(units.map((unit) => unit.start));
   const examples: Example[] = [];
-  for (const span of splitSentences(text)) {
+  for (const span of splitSentences(text, folded)) {
     const words = runWords(folded, span.start, span.end);
     let lastCut = 0;
     for (let i = 1; i < words.length; i++) {
