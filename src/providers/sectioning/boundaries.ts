@@ -58,7 +58,7 @@ export function gapFeatures(words: RunWord[], i: number, wordsSinceCut: number, 
   return features;
 }
 
-export function cutProbability(model: BoundaryModel, features: string[]): number {
+function cutProbability(model: BoundaryModel, features: string[]): number {
   let score = 0;
   for (const feature of features) score += model.weights[feature] ?? 0;
   return 1 / (1 + Math.exp(-score));

@@ -29,7 +29,7 @@ const NUMBER_WORDS = new Set(
 );
 
 /** The words of a folded sentence, digits kept as one token each. */
-export function words(folded: string): string[] {
+function words(folded: string): string[] {
   return folded.match(/[a-z]+|\d+/g) ?? [];
 }
 
@@ -40,7 +40,7 @@ function tokens(folded: string): string[] {
 const CUE_ENTRIES = SECTION_LABELS.flatMap((label) => CUES[label].map(([pattern], index) => ({ name: `c:${label}${index}`, pattern })));
 
 /** Features of one sentence on its own (no context). */
-export function ownFeatures(folded: string): string[] {
+function ownFeatures(folded: string): string[] {
   const stems = tokens(folded);
   const features = new Set<string>(['bias']);
   for (const [i, token] of stems.entries()) {
@@ -58,7 +58,7 @@ export function ownFeatures(folded: string): string[] {
 }
 
 /** Where a sentence sits: first, last, and which fifth of the consultation. */
-export function positionFeatures(index: number, count: number): string[] {
+function positionFeatures(index: number, count: number): string[] {
   const features = [`p:fifth${Math.min(4, Math.floor((index / Math.max(1, count)) * 5))}`];
   if (index === 0) features.push('p:first');
   if (index === count - 1) features.push('p:last');

@@ -17,7 +17,7 @@ const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.met
 // Tuned by cross-validation on the corpus's tuning part (docs/providers.md).
 export const TRANSITION_WEIGHT = 1;
 // A change of section at a cut the boundary model guessed costs this much more (log scale).
-export const GUESSED_CUT_CHANGE_PENALTY = 2.5;
+const GUESSED_CUT_CHANGE_PENALTY = 2.5;
 
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
