@@ -11,12 +11,13 @@ import { fmt, median, percentile, type Row } from './lib/report.ts';
 const sectioner = createRulesSectioner();
 const signal = new AbortController().signal;
 
-function timeEach(texts: string[], run: (text: string) => unknown, rounds: number): number[] {
+/** Milliseconds of each call of `run` over every text, `rounds` times (a returned promise is awaited). */
+async function timeEach(texts: string[], run: (text: string) => unknown, rounds: number): Promise<number[]> {
   const times: number[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const text of texts) {
       const started = performance.now();
-      run(text);
+      await run(text);
       times.push(performance.now() - started);
     }
   }
@@ -41,24 +42,12 @@ export async function runSectioningBench(): Promise<Row[]> {
   // Warm up the JIT and the stem cache as a long-running server would be.
   for (const text of texts) await section(text);
 
-  const perConsultation: number[] = [];
-  for (let round = 0; round < 5; round++) {
-    for (const text of texts) {
-      const started = performance.now();
-      await section(text);
-      perConsultation.push(performance.now() - started);
-    }
-  }
-  const baseline = timeEach(texts, splitSentences, 5);
+  const perConsultation = await timeEach(texts, section, 5);
+  const baseline = await timeEach(texts, splitSentences, 5);
 
   const long = longTranscript(texts, 9_000);
-  const longTimes: number[] = [];
-  for (let round = 0; round < 10; round++) {
-    const started = performance.now();
-    await section(long);
-    longTimes.push(performance.now() - started);
-  }
-  const longBaseline = timeEach([long], splitSentences, 10);
+  const longTimes = await timeEach([long], section, 10);
+  const longBaseline = await timeEach([long], splitSentences, 10);
 
   return [
     {
