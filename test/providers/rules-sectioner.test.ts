@@ -31,17 +31,20 @@ describe('rules sectioner on the pt-BR corpus', () => {
     expect(heldOut.filter((t) => tuningIds.has(t.id))).toEqual([]);
   });
 
-  // Regression guards a little under today's held-out figures (docs/providers.md): 89.2 % overall,
-  // 94.0 % on punctuated transcripts, the weakest label (diagnosis) 73 %. A change that lowers
-  // these is a step back.
-  it('places held-out sentences right: ≥ 87 % overall, ≥ 92 % on punctuated transcripts, every label ≥ 70 %', () => {
+  // Regression guards a little under today's held-out figures (docs/providers.md): 91.3 % overall
+  // (85.7 % right and whole in one section), 93.8 % on punctuated transcripts, the weakest label
+  // (diagnosis) 74 %. A change that lowers these is a step back.
+  it('places held-out sentences right: ≥ 90 % overall, ≥ 84 % whole, ≥ 92 % on punctuated transcripts, every label ≥ 70 %', () => {
     const score = heldOutScore;
     const styles = Object.entries(score.byStyle).map(([style, s]) => `${style} ${s.right}/${s.total}`);
     const labels = Object.entries(score.byLabel).map(([label, s]) => `${label} ${s.right}/${s.total}`);
     console.log(
       `held-out accuracy ${(score.accuracy * 100).toFixed(1)} % (${score.right}/${score.total}; ${styles.join(', ')}; ${labels.join(', ')})`,
     );
-    expect(score.accuracy).toBeGreaterThanOrEqual(0.87);
+    expect(score.accuracy).toBeGreaterThanOrEqual(0.9);
+    // A sentence whose words went to two sections is found whole in neither, even if most of it is right.
+    const rightButSplit = score.split.filter((miss) => miss.got === miss.expected).length;
+    expect((score.right - rightButSplit) / score.total).toBeGreaterThanOrEqual(0.84);
     for (const label of SECTION_LABELS) {
       const recall = score.byLabel[label]!;
       expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.7);

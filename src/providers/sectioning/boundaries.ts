@@ -70,6 +70,8 @@ const MIN_WORDS = 3;
 export interface RunSpan extends SentenceSpan {
   /** Whether this sentence starts at a cut inside a run (the model's guess or a segment start), not at punctuation, a break or a heading. */
   guessedStart: boolean;
+  /** Whether a segment of the speech-to-text server starts here. */
+  segmentStart: boolean;
 }
 
 /**
@@ -91,8 +93,8 @@ export function segmentStarts(text: string, segments: readonly { text: string }[
 }
 
 /**
- * Splits each span further where the model sees a sentence start, or where a segment of the
- * speech-to-text server starts.
+ * Splits each span further where the model sees a sentence start (a probability above
+ * `threshold`), or where a segment of the speech-to-text server starts.
  */
 export function splitRuns(
   spans: SentenceSpan[],
@@ -100,6 +102,7 @@ export function splitRuns(
   folded: string,
   model: BoundaryModel,
   segmentCuts: ReadonlySet<number> = new Set(),
+  threshold = model.threshold,
 ): RunSpan[] {
   const result: RunSpan[] = [];
   for (const span of spans) {
@@ -114,12 +117,13 @@ export function splitRuns(
         text: text.slice(pieceStart, end),
         afterLineBreak: pieceStart === span.start && span.afterLineBreak,
         guessedStart: pieceStart !== span.start,
+        segmentStart: segmentCuts.has(pieceStart),
       });
     let cutAt = 0;
     for (let i = 1; i < words.length; i++) {
       if (!segmentCuts.has(words[i]!.start)) {
         const tooShort = i - cutAt < MIN_WORDS || words.length - i < MIN_WORDS;
-        if (!guessing || tooShort || cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= model.threshold) continue;
+        if (!guessing || tooShort || cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= threshold) continue;
       }
       endPiece(words[i - 1]!.end);
       pieceStart = words[i]!.start;

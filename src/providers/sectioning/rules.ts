@@ -14,10 +14,21 @@ import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START
 
 // Read, not imported: the type checker need not infer a type for thousands of weights.
 const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
-// Tuned by cross-validation on the corpus's tuning part (docs/providers.md).
-export const TRANSITION_WEIGHT = 1;
-// A change of section at a cut the boundary model guessed costs this much more (log scale).
-const GUESSED_CUT_CHANGE_PENALTY = 2.5;
+/** How a transcript is labelled; tuned by cross-validation on the corpus's tuning part (docs/providers.md). */
+export interface DecodingOptions {
+  /** How much the sequence of sections counts against each sentence's own evidence. */
+  transitionWeight: number;
+  /**
+   * Inside a run, a piece starts wherever the boundary model gives a sentence start at least this
+   * chance: far lower than where training cuts sentences, so the decoder chooses where the section
+   * changes among many places; pieces that stay in one section are joined again.
+   */
+  cutThreshold: number;
+  /** What a change of section at a guessed cut costs beyond the transition (log scale), so that a wrong cut rarely splits one spoken sentence over two sections. */
+  guessedChangePenalty: number;
+}
+
+export const DEFAULT_DECODING: DecodingOptions = { transitionWeight: 1, cutThreshold: 0.02, guessedChangePenalty: 4 };
 
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
@@ -63,10 +74,15 @@ const LEXICAL = /^(?:w|b|o|o2|c):/;
  * that open a section ("Prescrevo", "Retorno em"). Training and labelling share it, so the model
  * learns from exactly the features it is later given.
  */
-export function analyseSentences(text: string, boundary: BoundaryModel, segments: readonly { text: string }[] = []): AnalysedSentence[] {
+export function analyseSentences(
+  text: string,
+  boundary: BoundaryModel,
+  segments: readonly { text: string }[] = [],
+  cutThreshold = boundary.threshold,
+): AnalysedSentence[] {
   // Folding keeps every index, so each sentence's folded text is a slice of this one.
   const foldedText = fold(text);
-  const spans = splitRuns(splitSentences(text, foldedText), text, foldedText, boundary, segmentStarts(text, segments));
+  const spans = splitRuns(splitSentences(text, foldedText), text, foldedText, boundary, segmentStarts(text, segments), cutThreshold);
   const spoken: string[] = [];
   const speakers: (Speaker | null)[] = [];
   let turn: Speaker | null = null;
@@ -119,9 +135,9 @@ export function assignSentences(
   text: string,
   model: SectionModel = SHIPPED_MODEL,
   segments: readonly { text: string }[] = [],
-  transitionWeight = TRANSITION_WEIGHT,
+  options: DecodingOptions = DEFAULT_DECODING,
 ): AssignedSentence[] {
-  const analysed = analyseSentences(text, model.boundary, segments);
+  const analysed = analyseSentences(text, model.boundary, segments, options.cutThreshold);
   const known = analysed.map(({ features }) => features.some((feature) => LEXICAL.test(feature) && feature in model.weights));
   // A transcript of nothing but unknown words is not clinical content the model can place.
   const nothingKnown = !known.includes(true);
@@ -131,13 +147,23 @@ export function assignSentences(
     allowed: analysed.map(({ allowed }) => allowed ?? (nothingKnown ? [OBSERVATIONS] : null)),
     start: model.start,
     transitions: model.transitions,
-    transitionWeight,
-    changePenalty: analysed.map(({ guessedStart }) => (guessedStart ? GUESSED_CUT_CHANGE_PENALTY : 0)),
+    transitionWeight: options.transitionWeight,
+    changePenalty: analysed.map(({ guessedStart }) => (guessedStart ? options.guessedChangePenalty : 0)),
   });
-  return analysed.map(({ features: _features, allowed: _allowed, guessedStart: _guessed, ...sentence }, i) => ({
-    ...sentence,
-    label: SECTION_LABELS[labels[i]!]!,
-  }));
+  const sentences: AssignedSentence[] = [];
+  for (const [i, { start, end, text: pieceText, afterLineBreak, body, guessedStart, segmentStart }] of analysed.entries()) {
+    const label = SECTION_LABELS[labels[i]!]!;
+    const before = sentences.at(-1);
+    // A guessed cut that did not change the section was only a place where it might have.
+    if (before && guessedStart && !segmentStart && before.label === label) {
+      before.end = end;
+      before.text = text.slice(before.start, end);
+      before.body = before.body === '' ? pieceText : `${before.body}${text.slice(analysed[i - 1]!.end, end)}`;
+      continue;
+    }
+    sentences.push({ start, end, text: pieceText, afterLineBreak, body, label });
+  }
+  return sentences;
 }
 
 /** Groups labelled sentences into sections in canonical order, skipping empty ones. */
