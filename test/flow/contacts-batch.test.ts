@@ -21,7 +21,11 @@ async function workspaceWithKey() {
     app.inject({
       method,
       url: `${base}${url}`,
-      headers: { authorization: `Bearer ${key.token}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${key.token}`,
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(payload !== undefined ? { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) } : {}),
     });
   return { ...ws, key, send };
@@ -114,14 +118,20 @@ describe('POST contacts/batch: a mixed batch', () => {
     const { results } = response.json() as { results: Record<string, unknown>[] };
     expect(results.map((result) => result.index)).toEqual(batchWorld.items.map((_, index) => index));
 
-    const singles = [];
+    const singles: Record<string, unknown>[] = [];
     for (const item of singleWorld.items) {
       const single = await singleWs.send('PUT', '', typeof item === 'object' ? item : String(item));
       const body = single.json();
       singles.push(
         single.statusCode >= 400
           ? { status: single.statusCode, error: body }
-          : { status: single.statusCode, contact_id: body.contact.id, action: body.action, matched_by: body.matched_by, warnings: body.warnings },
+          : {
+              status: single.statusCode,
+              contact_id: body.contact.id,
+              action: body.action,
+              matched_by: body.matched_by,
+              warnings: body.warnings,
+            },
       );
     }
     const createdIn = (rs: Record<string, unknown>[]) => rs[0]!.contact_id as string;
@@ -169,7 +179,10 @@ describe('POST contacts/batch: a mixed batch', () => {
     // Nothing left of a rejected item: no contact, and item 4 did not touch A (nor D).
     const rows = await db.select().from(contacts).where(eq(contacts.workspaceId, batchWs.workspaceId));
     expect(rows.map((row) => row.externalId).sort()).toEqual(['a', 'b', 'dupe', 'dupe', 'e', 'new-1']);
-    expect(rows.find((row) => row.id === batchWorld.ids.a)).toMatchObject({ name: 'Ana Lima', document: withConflict ? 'doc-a' : 'doc-a2' });
+    expect(rows.find((row) => row.id === batchWorld.ids.a)).toMatchObject({
+      name: 'Ana Lima',
+      document: withConflict ? 'doc-a' : 'doc-a2',
+    });
     expect(rows.find((row) => row.id === batchWorld.ids.f)).toMatchObject({ name: 'Fê', deletedAt: expect.any(Date) });
     expect(rows.find((row) => row.id === results[0]!.contact_id)).toMatchObject({ name: 'Nova', email: 'nova@example.com' });
     // …and no restored version of F in the change feed.
@@ -210,7 +223,10 @@ describe('POST contacts/batch: a mixed batch', () => {
 
 describe('POST contacts/batch: whole-request errors', () => {
   it.each([
-    ['more than 100 items', { contacts: Array.from({ length: 101 }, (_, i) => ({ external_id: `over-${i}`, name: 'N', phone: mobile() })) }],
+    [
+      'more than 100 items',
+      { contacts: Array.from({ length: 101 }, (_, i) => ({ external_id: `over-${i}`, name: 'N', phone: mobile() })) },
+    ],
     ['an empty list', { contacts: [] }],
     ['no list', {}],
     ['an unknown field', { contacts: [{ external_id: 'u', name: 'U', phone: '11 95555-0000' }], extra: true }],
@@ -247,7 +263,12 @@ describe('POST contacts/batch: whole-request errors', () => {
 describe('POST contacts/batch: Idempotency-Key', () => {
   it('replays the whole answer without writing again; the key with another batch → 422', async () => {
     const ws = await workspaceWithKey();
-    const batch = { contacts: [{ external_id: 'idem-1', name: 'Um', phone: mobile() }, { external_id: 'idem-2', name: 'Dois', phone: '1' }] };
+    const batch = {
+      contacts: [
+        { external_id: 'idem-1', name: 'Um', phone: mobile() },
+        { external_id: 'idem-2', name: 'Dois', phone: '1' },
+      ],
+    };
     const first = await ws.send('POST', '/batch', batch, { 'idempotency-key': 'load-0001' });
     expect(first.statusCode, first.body).toBe(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -258,9 +279,14 @@ describe('POST contacts/batch: Idempotency-Key', () => {
     expect(await auditRowsOf(String(again.headers['x-request-id']))).toEqual([]);
     expect(await db.select().from(contacts).where(eq(contacts.workspaceId, ws.workspaceId))).toHaveLength(1);
 
-    const other = await ws.send('POST', '/batch', { contacts: [{ external_id: 'idem-3', name: 'Três', phone: mobile() }] }, {
-      'idempotency-key': 'load-0001',
-    });
+    const other = await ws.send(
+      'POST',
+      '/batch',
+      { contacts: [{ external_id: 'idem-3', name: 'Três', phone: mobile() }] },
+      {
+        'idempotency-key': 'load-0001',
+      },
+    );
     expect(other.statusCode).toBe(422);
     expect(other.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     expect((await ws.send('POST', '/batch', batch, { 'idempotency-key': 'bad key with spaces' })).statusCode).toBe(400);
@@ -288,7 +314,10 @@ describe('POST contacts/batch: the item budget', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 250, remaining: 50 } });
     expect(refused.headers['retry-after']).toBeDefined();
-    const b3 = await db.select().from(contacts).where(inArray(contacts.externalId, ['b3-0', 'b3-99']));
+    const b3 = await db
+      .select()
+      .from(contacts)
+      .where(inArray(contacts.externalId, ['b3-0', 'b3-99']));
     expect(b3).toEqual([]);
 
     // The refused items were given back: 50 still fit.

@@ -45,7 +45,12 @@ async function workspaceWithKey() {
     },
     remove: (id: string) => app.inject({ method: 'DELETE', url: `${base}/${id}`, headers: auth }),
     changes: (query: Record<string, string | number> = {}) =>
-      app.inject({ method: 'GET', url: `${base}/changes`, headers: auth, query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])) }),
+      app.inject({
+        method: 'GET',
+        url: `${base}/changes`,
+        headers: auth,
+        query: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])),
+      }),
     /** One page; throws unless 200. */
     page: async (cursor?: string, limit = 100) => {
       const response = await app.inject({
@@ -63,16 +68,20 @@ type Fixture = Awaited<ReturnType<typeof workspaceWithKey>>;
 
 /** The id the next transaction will get: every transaction begun so far has a lower one. */
 async function nextTransaction(): Promise<bigint> {
-  const result = await db.execute(sql`select pg_snapshot_xmax(pg_current_snapshot())::text as next`);
-  return BigInt((result.rows as [{ next: string }])[0].next);
+  const result = (await db.execute(sql`select pg_snapshot_xmax(pg_current_snapshot())::text as next`)) as unknown as {
+    rows: [{ next: string }];
+  };
+  return BigInt(result.rows[0].next);
 }
 
 /** Waits until every transaction begun before the call has ended (the feed's horizon has passed them). */
 async function settled(): Promise<void> {
   const next = await nextTransaction();
   for (;;) {
-    const result = await db.execute(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as horizon`);
-    if (BigInt((result.rows as [{ horizon: string }])[0].horizon) >= next) return;
+    const result = (await db.execute(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as horizon`)) as unknown as {
+      rows: [{ horizon: string }];
+    };
+    if (BigInt(result.rows[0].horizon) >= next) return;
     await sleep(10);
   }
 }
@@ -146,7 +155,12 @@ describe('the change feed', () => {
     const contact = await ws.put({ external_id: 'f-crm', name: 'Bia', phone: mobile() });
     const cookie = await loginCookie(app, ws.admin.email, ws.admin.password);
     const edit = (payload: object) =>
-      app.inject({ method: 'PATCH', url: `/flow/v1/api/workspaces/${ws.workspaceId}/contacts/${contact.id}`, headers: { cookie }, payload });
+      app.inject({
+        method: 'PATCH',
+        url: `/flow/v1/api/workspaces/${ws.workspaceId}/contacts/${contact.id}`,
+        headers: { cookie },
+        payload,
+      });
     expect((await edit({ name: 'Bia (CRM)' })).statusCode).toBe(200);
     expect((await edit({ name: 'Bia (CRM)' })).statusCode).toBe(200);
     await ws.put({ external_id: 'f-crm', email: 'bia@example.com' });
@@ -289,7 +303,7 @@ describe.runIf(onPostgres)('the change feed under concurrency', () => {
         phone: mobile(),
       })),
     );
-    created.forEach((result, i) => ids.set(`w${Math.floor(i / CONTACTS)}-${i % CONTACTS}`, result.contact_id));
+    for (const [i, result] of created.entries()) ids.set(`w${Math.floor(i / CONTACTS)}-${i % CONTACTS}`, result.contact_id);
 
     let writing = true;
     const seen: Change[] = [];
@@ -337,7 +351,9 @@ describe.runIf(onPostgres)('the change feed under concurrency', () => {
     for (const change of seen) byContact.set(change.contact_id, [...(byContact.get(change.contact_id) ?? []), change.contact!.name]);
     for (let w = 0; w < WRITERS; w++) {
       for (let k = 0; k < CONTACTS; k++) {
-        expect(byContact.get(ids.get(`w${w}-${k}`)!), `w${w}-${k}`).toEqual(Array.from({ length: ROUNDS }, (_, round) => name(w, k, round)));
+        expect(byContact.get(ids.get(`w${w}-${k}`)!), `w${w}-${k}`).toEqual(
+          Array.from({ length: ROUNDS }, (_, round) => name(w, k, round)),
+        );
       }
     }
     expect(seen).toHaveLength(WRITERS * CONTACTS * ROUNDS);

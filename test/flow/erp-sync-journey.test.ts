@@ -16,7 +16,9 @@ const { app } = t;
 const db = t.db.database.db;
 
 describe('ERP sync journey', () => {
-  it(`loads ${TOTAL} contacts in batches, follows CRM edits, deletes and restores, and ends with the CRM's state`, { timeout: 300_000 }, async () => {
+  it(`loads ${TOTAL} contacts in batches, follows CRM edits, deletes and restores, and ends with the CRM's state`, {
+    timeout: 300_000,
+  }, async () => {
     const ws = await makeWorkspace(t);
     const key = await makeKey(t, ws.workspaceId);
     const agent = await makeUser(t, ws.workspaceId, 'agent');
@@ -37,7 +39,12 @@ describe('ERP sync journey', () => {
     const follower = (async () => {
       let cursor: string | undefined;
       for (;;) {
-        const response = await app.inject({ method: 'GET', url: `${base}/changes`, headers: auth, query: { limit: '1000', ...(cursor ? { cursor } : {}) } });
+        const response = await app.inject({
+          method: 'GET',
+          url: `${base}/changes`,
+          headers: auth,
+          query: { limit: '1000', ...(cursor ? { cursor } : {}) },
+        });
         expect(response.statusCode, response.body).toBe(200);
         const page = response.json() as { data: { contact_id: string; contact: unknown; deleted: boolean }[]; next_cursor: string };
         for (const change of page.data) replica.set(change.contact_id, change.deleted ? null : change.contact);
@@ -87,8 +94,10 @@ describe('ERP sync journey', () => {
     expect(restored.every((r) => r.status === 201)).toBe(true);
 
     // Stop once the feed has passed every write above.
-    const result = await db.execute(sql`select pg_snapshot_xmax(pg_current_snapshot())::text as next`);
-    stopAfter = BigInt((result.rows as [{ next: string }])[0].next);
+    const result = (await db.execute(sql`select pg_snapshot_xmax(pg_current_snapshot())::text as next`)) as unknown as {
+      rows: [{ next: string }];
+    };
+    stopAfter = BigInt(result.rows[0].next);
     await follower;
 
     // The CRM's state: every contact of the workspace as the external API shows it, null when deleted.
@@ -100,6 +109,8 @@ describe('ERP sync journey', () => {
     expect(crm.get(ids[edited[1]!]!)).toMatchObject({ name: `Tutor ${edited[1]} (CRM)`, email: `new${edited[1]}@example.com` });
     // Every version once: the load, the CRM edits, the ERP's round, the deletes and the restores.
     expect(entries).toBe(TOTAL + 50 + 50 + 30 + 15);
-    console.log(`ERP sync journey: ${TOTAL} contacts loaded in ${loadSeconds.toFixed(1)} s (${(TOTAL / loadSeconds).toFixed(0)} contacts/s)`);
+    console.log(
+      `ERP sync journey: ${TOTAL} contacts loaded in ${loadSeconds.toFixed(1)} s (${(TOTAL / loadSeconds).toFixed(0)} contacts/s)`,
+    );
   });
 });

@@ -112,7 +112,14 @@ const upsertResultColumns = () => ({
   missingField: sql<'name' | 'phone' | null>`missing_field`,
 });
 
-function outcomeOf(row: ContactRow & { action: 'created' | 'updated' | 'restored'; matchedBy: UpsertMatch; warnings: string[]; missingField: 'name' | 'phone' | null }): UpsertOutcome {
+function outcomeOf(
+  row: ContactRow & {
+    action: 'created' | 'updated' | 'restored';
+    matchedBy: UpsertMatch;
+    warnings: string[];
+    missingField: 'name' | 'phone' | null;
+  },
+): UpsertOutcome {
   if (row.missingField) return { missingField: row.missingField };
   const { action, matchedBy, warnings, missingField: _, ...contact } = row;
   return { contact, action, matchedBy, warnings, missingField: null };

@@ -77,7 +77,7 @@ export async function externalContactRoutes(app: AppInstance) {
           `Up to ${BATCH_MAX_ITEMS} items, each exactly a PUT …/contacts body, upserted in request order with the PUT's rules ` +
           '(matching, phone normalisation, sync policy and warnings, 409 on duplicates, restore, one audit entry per written ' +
           'contact). Answers 200 with one result per item, in request order: the status the PUT would have answered (200, ' +
-          "201, 400, 409) and either its `contact_id`, `action`, `matched_by`, `warnings` or its `error` body. A failed item " +
+          '201, 400, 409) and either its `contact_id`, `action`, `matched_by`, `warnings` or its `error` body. A failed item ' +
           'writes nothing and spoils no other. Two items identifying one contact apply one after the other: the second ' +
           'updates what the first wrote. Whole-request errors (auth, scope, workspace, billing, malformed JSON, an empty list ' +
           `or more than ${BATCH_MAX_ITEMS} items) answer as usual. \`Idempotency-Key\` replays the whole answer for 24 h. ` +

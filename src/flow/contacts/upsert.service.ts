@@ -167,7 +167,10 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     const body = { results: await upsertContacts(caller, items, meta) };
     if (key) {
       // A concurrent request with the same key may have recorded first: its answer stands.
-      await recordIdempotentResponse({ clinicId: caller.workspaceId, scope: BATCH_SCOPE, key, fingerprint, statusCode: 200, response: body }, db);
+      await recordIdempotentResponse(
+        { clinicId: caller.workspaceId, scope: BATCH_SCOPE, key, fingerprint, statusCode: 200, response: body },
+        db,
+      );
     }
     return { statusCode: 200, body, headers, replayed: false };
   }
