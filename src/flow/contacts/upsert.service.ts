@@ -86,13 +86,16 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
 
   async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta): Promise<UpsertResult> {
     const { fields, ids } = upsertFieldsOf(input);
-    let outcome: UpsertOutcome;
-    try {
-      outcome = await upsert(caller.workspaceId, fields, sourceOf(caller, meta));
-    } catch (error) {
-      throw await asConflict(error, caller.workspaceId, fields, ids, db);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return resultOf(await upsert(caller.workspaceId, fields, sourceOf(caller, meta)));
+      } catch (error) {
+        // A batch writing the same contacts may pick this upsert as a deadlock's victim (it
+        // locked its match, then waited on a phone the batch inserted): it wrote nothing, run it again.
+        if (deadlockVictim(error) && attempt < 3) continue;
+        throw await asConflict(error, caller.workspaceId, fields, ids, db);
+      }
     }
-    return resultOf(outcome);
   }
 
   /**
