@@ -221,6 +221,26 @@ describe('POST contacts/batch: a mixed batch', () => {
   });
 });
 
+describe.runIf(t.db.url !== undefined)('POST contacts/batch: concurrent batches', () => {
+  it('two batches updating the same contacts in opposite orders both succeed (the deadlock victim runs item by item)', async () => {
+    const ws = await workspaceWithKey();
+    const items = Array.from({ length: 30 }, (_, i) => ({ external_id: `dl-${i}`, name: `DL ${i}`, phone: mobile() }));
+    expect((await ws.send('POST', '/batch', { contacts: items })).statusCode).toBe(200);
+    for (let round = 0; round < 3; round++) {
+      const forward = items.map((item) => ({ external_id: item.external_id, name: `${item.name} f${round}` }));
+      const backward = [...items].reverse().map((item) => ({ external_id: item.external_id, name: `${item.name} b${round}` }));
+      const answers = await Promise.all([
+        ws.send('POST', '/batch', { contacts: forward }),
+        ws.send('POST', '/batch', { contacts: backward }),
+      ]);
+      for (const answer of answers) {
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(answer.json().results.map((r: { status: number }) => r.status)).toEqual(items.map(() => 200));
+      }
+    }
+  });
+});
+
 describe('POST contacts/batch: whole-request errors', () => {
   it.each([
     [
