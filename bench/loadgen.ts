@@ -20,7 +20,7 @@ export interface LoadConfig {
   method?: string;
   /**
    * JSON body templates, used in turn. In each, `{n}` becomes the request's sequence number (0, 1,
-   * …: unique, for new records), `{n7}` the same as 7 digits, `{r}` and `{r7}` the turn's number
+   * …: unique, for new records), `{n7}` the same as 7 digits (`{n5}` as 5), `{r}` and `{r7}` the turn's number
    * modulo `recycle` (n ÷ bodies.length; to address a fixed set of existing records).
    */
   bodies?: string[];
@@ -55,8 +55,8 @@ const digits7 = (value: number) => String(value % 10_000_000).padStart(7, '0');
 function request(n: number): Buffer {
   if (!bodies) return requests[n % requests.length]!;
   const r = Math.floor(n / bodies.length) % recycle;
-  const body = bodies[n % bodies.length]!.replace(/\{(n7|n|r7|r)\}/g, (_, name: string) =>
-    name === 'n' ? String(n) : name === 'n7' ? digits7(n) : name === 'r' ? String(r) : digits7(r),
+  const body = bodies[n % bodies.length]!.replace(/\{(n7|n5|n|r7|r)\}/g, (_, name: string) =>
+    name === 'n' ? String(n) : name === 'n7' ? digits7(n) : name === 'n5' ? digits7(n).slice(2) : name === 'r' ? String(r) : digits7(r),
   );
   return Buffer.from(
     `${config.method ?? 'POST'} ${config.paths[0]} HTTP/1.1\r\nHost: ${target.host}\r\n${extraHeaders}` +

@@ -15,9 +15,9 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [upload] [pipeline] [reads] [contacts] [long-audio] [sectioning]` runs only the sections named (default: all).
+// `node bench/run.ts [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning]` runs only the sections named (default: all).
 
-const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts', 'long-audio', 'sectioning'] as const;
+const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning'] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -176,6 +176,12 @@ async function main() {
   if (runs('contacts')) {
     process.stdout.write('\nCRM contact upserts (bench/contacts-upsert.ts, same server):\n');
     await runChild(['bench/contacts-upsert.ts'], { DATABASE_URL: database.url });
+  }
+
+  // ERP sync: batches of 100 against single PUTs, and the change feed (its own fresh database).
+  if (runs('contacts-sync')) {
+    process.stdout.write('\nERP sync: batch upserts and the change feed (bench/contacts-sync.ts, same server):\n');
+    await runChild(['bench/contacts-sync.ts'], { DATABASE_URL: settings.adminUrl });
   }
 
   // A 60-minute consultation in chunks through a slow fake server: its own servers and databases.

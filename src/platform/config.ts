@@ -137,6 +137,8 @@ const variables = z.object({
   RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),
   RATE_LIMIT_VIEWER_PER_MINUTE: int(200, 1),
   CRM_RATE_LIMIT_PER_MINUTE: int(300, 1),
+  // Contacts per minute and key in batch upserts, on top of the request limit (docs/flow-sync.md).
+  CRM_BATCH_ITEMS_PER_MINUTE: int(10_000, 1),
 
   // Brute-force guard: more than AUTH_FAILURE_LIMIT failed authentications from one IP within the
   // window blocks that IP (429) for AUTH_BLOCK_SECONDS.

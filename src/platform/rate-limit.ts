@@ -91,28 +91,10 @@ interface StoreResult {
 // true) lasts only for this statement's transaction): a crash may forget the last few hundred
 // milliseconds of counts, which a rate limit can afford, while everything else stays durable.
 function postgresStore(db: Db) {
-  // Prepared once: this runs on every limited request. set_config(..., true) in the inserted value
-  // makes this statement's own transaction commit asynchronously.
-  const addStatement = db
-    .insert(rateLimitCounters)
-    .values({
-      key: sql`${sql.placeholder('key')}::text`,
-      windowStart: sql`${sql.placeholder('windowStart')}::bigint`,
-      count: sql`(select ${sql.placeholder('by')}::int from set_config('synchronous_commit', 'off', true))`,
-    })
-    .onConflictDoUpdate({
-      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
-      set: { count: sql`${rateLimitCounters.count} + excluded.count` },
-    })
-    .returning({ count: rateLimitCounters.count })
-    .prepare('rate_limit_add');
+  const add = prepareCounterAdd(db, 'rate_limit_add');
   // A counter's slot is "<window start>:<key>".
   const windowOf = (slot: string) => Number(slot.slice(0, slot.indexOf(':')));
-  const counters = counterBatches(async (slot, by) => {
-    const key = slot.slice(slot.indexOf(':') + 1);
-    const [row] = await addStatement.execute({ windowStart: windowOf(slot), key, by });
-    return Number(row?.count ?? by);
-  });
+  const counters = counterBatches((slot, by) => add(slot.slice(slot.indexOf(':') + 1), windowOf(slot), by));
   let lastSweep = 0;
 
   return class PostgresRateLimitStore {
@@ -136,5 +118,65 @@ function postgresStore(db: Db) {
     child() {
       return this;
     }
+  };
+}
+
+/**
+ * Adds `by` to the counter of `key` in the window starting at `windowStart` and answers its new
+ * total: one upsert of the shared counters table, prepared once per database as `name`.
+ * set_config(..., true) in the inserted value makes this statement's own transaction commit
+ * asynchronously (see postgresStore).
+ */
+function prepareCounterAdd(db: Db, name: string) {
+  const statement = db
+    .insert(rateLimitCounters)
+    .values({
+      key: sql`${sql.placeholder('key')}::text`,
+      windowStart: sql`${sql.placeholder('windowStart')}::bigint`,
+      count: sql`(select ${sql.placeholder('by')}::int from set_config('synchronous_commit', 'off', true))`,
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: { count: sql`${rateLimitCounters.count} + excluded.count` },
+    })
+    .returning({ count: rateLimitCounters.count })
+    .prepare(name);
+  return async (key: string, windowStart: number, by: number): Promise<number> => {
+    const [row] = await statement.execute({ key, windowStart, by });
+    return Number(row?.count ?? by);
+  };
+}
+
+/**
+ * A per-minute budget of items per caller, on top of the request limit: a batch request counts once
+ * against the request limit and its items against this budget (docs/flow-sync.md). Counted in the
+ * Postgres counters table (also when the request limit uses Redis), in the same clock-aligned
+ * windows. `take` answers the X-RateLimit-Items-*-Minute headers to send, or throws 429
+ * RATE_LIMIT_EXCEEDED (with them and Retry-After) and gives the items back when they do not fit.
+ */
+export function itemBudget(db: Db) {
+  const add = prepareCounterAdd(db, 'item_budget_add');
+  return async function take(key: string, items: number, limitPerMinute: number): Promise<Record<string, string>> {
+    const now = Date.now();
+    const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
+    const resetAt = windowStart + WINDOW_MS;
+    const used = await add(key, windowStart, items);
+    const headers = {
+      'X-RateLimit-Items-Limit-Minute': String(limitPerMinute),
+      'X-RateLimit-Items-Remaining-Minute': String(Math.max(0, limitPerMinute - Math.min(used, limitPerMinute))),
+      'X-RateLimit-Items-Reset-Minute': String(Math.floor(resetAt / 1000)),
+    };
+    if (used <= limitPerMinute) return headers;
+    const left = await add(key, windowStart, -items);
+    throw new AppError(
+      'RATE_LIMIT_EXCEEDED',
+      `Item budget of ${limitPerMinute} per minute exceeded: ${items} items asked, ${Math.max(0, limitPerMinute - left)} left`,
+      { limit: limitPerMinute, remaining: Math.max(0, limitPerMinute - left), reset_at: toTimestamp(new Date(resetAt)) },
+      {
+        ...headers,
+        'X-RateLimit-Items-Remaining-Minute': String(Math.max(0, limitPerMinute - left)),
+        'retry-after': String(Math.max(1, Math.ceil((resetAt - now) / 1000))),
+      },
+    );
   };
 }

@@ -3,24 +3,35 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.ts';
 
-// The PL/pgSQL behind the contact upsert has one source, src/flow/contacts/upsert-contact.sql; the
-// migrations only deploy it. The migrated database's functions must be exactly what that file
-// creates: the file is run into a scratch schema inside a transaction that is rolled back, and
-// Postgres's own rendering (pg_get_functiondef) of both is compared.
-const SOURCE = new URL('../../src/flow/contacts/upsert-contact.sql', import.meta.url);
-const FUNCTIONS = ['vetflow_audit_change', 'vetflow_upsert_contact'];
+// The PL/pgSQL behind the contact upserts and the change feed has one source per file,
+// src/flow/contacts/upsert-contact.sql and contact-sync.sql; the migrations only deploy them. The
+// migrated database's functions must be exactly what each file creates: the file is run into a
+// scratch schema inside a transaction that is rolled back, and Postgres's own rendering
+// (pg_get_functiondef) of both is compared.
+const SOURCES = [
+  {
+    file: new URL('../../src/flow/contacts/upsert-contact.sql', import.meta.url),
+    functions: ['vetflow_audit_change', 'vetflow_upsert_contact'],
+    edit: ["'name_not_applied_user_edited_in_flow'", "'name_kept'"],
+  },
+  {
+    file: new URL('../../src/flow/contacts/contact-sync.sql', import.meta.url),
+    functions: ['vetflow_contact_change', 'vetflow_contact_projection', 'vetflow_upsert_contacts'],
+    edit: ["THEN 'deleted' END", "THEN 'removed' END"],
+  },
+] as const;
 
 const test = await createTestDatabase();
 afterAll(() => test.drop());
 const db = test.database.db;
 
 type Rows<T> = { rows: T[] };
-const definitionsIn = async (run: typeof db, schema: string) => {
+const definitionsIn = async (run: typeof db, schema: string, functions: readonly string[]) => {
   const result = (await run.execute(sql`
     select p.proname as name, pg_get_functiondef(p.oid) as definition
     from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where n.nspname = ${schema} and p.proname in (${sql.join(
-      FUNCTIONS.map((name) => sql`${name}`),
+      functions.map((name) => sql`${name}`),
       sql`, `,
     )})
     order by p.proname`)) as unknown as Rows<{ name: string; definition: string }>;
@@ -31,14 +42,14 @@ const definitionsIn = async (run: typeof db, schema: string) => {
 class Rollback extends Error {}
 
 /** What `source` would deploy: run into a scratch schema, read back, rolled back. */
-async function definitionsOf(source: string) {
+async function definitionsOf(source: string, functions: readonly string[]) {
   let definitions: Awaited<ReturnType<typeof definitionsIn>> = [];
   await db
     .transaction(async (tx) => {
       await tx.execute(sql`create schema vetflow_expected`);
       await tx.execute(sql`set local search_path = vetflow_expected, public`);
       for (const statement of source.split('--> statement-breakpoint')) await tx.execute(sql.raw(statement));
-      definitions = await definitionsIn(tx, 'vetflow_expected');
+      definitions = await definitionsIn(tx, 'vetflow_expected', functions);
       throw new Rollback();
     })
     .catch((error) => {
@@ -47,19 +58,19 @@ async function definitionsOf(source: string) {
   return definitions;
 }
 
-describe('the contact upsert function', () => {
-  const source = readFileSync(SOURCE, 'utf8');
+describe.each(SOURCES)('the database functions of $file.pathname', ({ file, functions, edit }) => {
+  const source = readFileSync(file, 'utf8');
 
-  it('is deployed exactly as its source file defines it', async () => {
-    const expected = await definitionsOf(source);
-    expect(expected.map((row) => row.name)).toEqual(FUNCTIONS);
-    expect(await definitionsIn(db, 'public')).toEqual(expected);
+  it('are deployed exactly as their source file defines them', async () => {
+    const expected = await definitionsOf(source, functions);
+    expect(expected.map((row) => row.name)).toEqual(functions);
+    expect(await definitionsIn(db, 'public', functions)).toEqual(expected);
   });
 
   it('would fail when the source changes without a migration', async () => {
     // Guards the test above against comparing two renderings that could never differ.
-    const edited = source.replace("'name_not_applied_user_edited_in_flow'", "'name_kept'");
+    const edited = source.replace(edit[0], edit[1]);
     expect(edited).not.toBe(source);
-    expect(await definitionsIn(db, 'public')).not.toEqual(await definitionsOf(edited));
+    expect(await definitionsIn(db, 'public', functions)).not.toEqual(await definitionsOf(edited, functions));
   });
 });

@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/errors.ts';
-import type { ContactUpsert } from './contact.schemas.ts';
+import { parseBody } from '../http/body.ts';
+import { type ContactUpsert, ContactUpsertBody } from './contact.schemas.ts';
 import type { ContactFields } from './contacts.repo.ts';
 import { normalizePhone } from './phone.ts';
 
@@ -14,6 +15,20 @@ function text(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
   const trimmed = value.trim();
   return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * One upsert's body as the ERP sent it (a PUT's body, or one item of a batch), checked against
+ * the schema: `legacy_id` → 400 LEGACY_ID_NOT_ACCEPTED, anything else that does not fit → 400.
+ */
+export function parseContactUpsert(raw: unknown): ContactUpsert {
+  if (raw && typeof raw === 'object' && 'legacy_id' in raw) {
+    throw new AppError('LEGACY_ID_NOT_ACCEPTED', 'legacy_id cannot be set through the external API', {
+      field: 'legacy_id',
+      reason: 'not accepted',
+    });
+  }
+  return parseBody(ContactUpsertBody, raw);
 }
 
 export function phoneOrThrow(value: string, field = 'phone'): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import { ErrorBodySchema, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { ContactRow } from './contacts.repo.ts';
 
 // The contact as the external API shows it (DECISIONS §5): never pets, the legacy id or the
@@ -97,3 +97,54 @@ export const UpsertResponse = z
     warnings: z.array(z.enum(UPSERT_WARNINGS)),
   })
   .meta({ id: 'ContactUpsertResult' });
+
+/** Items per batch upsert (HubSpot's batch size). */
+export const BATCH_MAX_ITEMS = 100;
+
+// The documented body; items are parsed one by one (each answered on its own), so the route
+// checks only the envelope with ContactBatchEnvelope.
+export const ContactBatchBody = z
+  .strictObject({ contacts: z.array(ContactUpsertBody).min(1).max(BATCH_MAX_ITEMS) })
+  .meta({ id: 'ContactBatchUpsert' });
+export const ContactBatchEnvelope = z.strictObject({ contacts: z.array(z.unknown()).min(1).max(BATCH_MAX_ITEMS) });
+
+export const ContactBatchResult = z
+  .object({
+    results: z.array(
+      z
+        .object({
+          index: z.int().describe("The item's position in the request's `contacts` (0-based); results keep request order."),
+          status: z.int().describe('The status a single PUT of this item would have answered: 200, 201, 400 or 409.'),
+          contact_id: UuidSchema.optional(),
+          action: UpsertResponse.shape.action.optional(),
+          matched_by: UpsertResponse.shape.matched_by.optional(),
+          warnings: UpsertResponse.shape.warnings.optional(),
+          error: ErrorBodySchema.optional().describe('The error body the single PUT would have answered (status ≥ 400).'),
+        })
+        .meta({ id: 'ContactBatchItemResult' }),
+    ),
+  })
+  .meta({ id: 'ContactBatchResult' });
+
+export const ContactChangesQuery = z.object({
+  cursor: z.string().max(200).optional().describe('A `next_cursor` from an earlier page; absent: from the first change.'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const ContactChangesPage = z
+  .object({
+    data: z.array(
+      z
+        .object({
+          contact_id: UuidSchema,
+          contact: ContactProjection.nullable().describe('This version as GET …/contacts/{id} showed it; null once deleted.'),
+          deleted: z.boolean(),
+          source: z.enum(['erp', 'crm_user']).describe('`erp`: an API key wrote it; `crm_user`: a CRM user edited it.'),
+          changed_fields: z.array(z.string()).describe('API field names that changed; `deleted` for a delete or a restore.'),
+          changed_at: TimestampSchema,
+        })
+        .meta({ id: 'ContactChange' }),
+    ),
+    next_cursor: z.string().describe('Pass it as `cursor` to read on; returned with every page, an empty one included.'),
+  })
+  .meta({ id: 'ContactChangesPage' });

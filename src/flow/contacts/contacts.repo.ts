@@ -63,11 +63,13 @@ export interface AuditSource {
   ip: string | null;
 }
 
+export type UpsertMatch = 'external_id' | 'document' | 'phone' | null;
+
 export type UpsertOutcome =
   | {
       contact: ContactRow;
       action: 'created' | 'updated' | 'restored';
-      matchedBy: 'external_id' | 'document' | 'phone' | null;
+      matchedBy: UpsertMatch;
       warnings: string[];
       missingField: null;
     }
@@ -94,6 +96,35 @@ function contactColumnsOf(alias: string) {
   return Object.fromEntries(columns) as { [K in keyof ContactRow]: SQL<ContactRow[K]> };
 }
 
+/** The sent fields' API names (the functions' `p_sent`) and every field's value, null when absent. */
+function upsertArguments(input: ContactFields) {
+  const keys = Object.keys(UPSERT_FIELDS) as (keyof ContactFields)[];
+  const values = Object.fromEntries(keys.map((key) => [UPSERT_FIELDS[key], input[key] ?? null]));
+  return { sent: keys.filter((key) => input[key] !== undefined).map((key) => UPSERT_FIELDS[key]), values };
+}
+
+/** The columns every upsert statement reads from its function's result `u`. */
+const upsertResultColumns = () => ({
+  ...contactColumnsOf('u'),
+  action: sql<'created' | 'updated' | 'restored'>`action`,
+  matchedBy: sql<UpsertMatch>`matched_by`,
+  warnings: sql<string[]>`warnings`,
+  missingField: sql<'name' | 'phone' | null>`missing_field`,
+});
+
+function outcomeOf(
+  row: ContactRow & {
+    action: 'created' | 'updated' | 'restored';
+    matchedBy: UpsertMatch;
+    warnings: string[];
+    missingField: 'name' | 'phone' | null;
+  },
+): UpsertOutcome {
+  if (row.missingField) return { missingField: row.missingField };
+  const { action, matchedBy, warnings, missingField: _, ...contact } = row;
+  return { contact, action, matchedBy, warnings, missingField: null };
+}
+
 /**
  * The external upsert, one round trip: `vetflow_upsert_contact` (upsert-contact.sql) matches, creates,
  * updates or restores, applies the sync policy and writes the audit entry in one statement,
@@ -102,13 +133,7 @@ function contactColumnsOf(alias: string) {
 export function prepareContactUpsert(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const statement = db
-    .select({
-      ...contactColumnsOf('u'),
-      action: sql<'created' | 'updated' | 'restored'>`action`,
-      matchedBy: sql<'external_id' | 'document' | 'phone' | null>`matched_by`,
-      warnings: sql<string[]>`warnings`,
-      missingField: sql<'name' | 'phone' | null>`missing_field`,
-    })
+    .select(upsertResultColumns())
     .from(
       sql`(select (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contact(
         ${p('workspaceId')}::uuid, ${p('sent')}::text[], ${p('externalId')}::text, ${p('document')}::text, ${p('name')}::text,
@@ -117,24 +142,56 @@ export function prepareContactUpsert(db: Db) {
     )
     .prepare('contact_upsert');
   return async (workspaceId: string, input: ContactFields, source: AuditSource): Promise<UpsertOutcome> => {
-    const sent = (Object.keys(UPSERT_FIELDS) as (keyof ContactFields)[]).filter((key) => input[key] !== undefined);
+    const { sent, values } = upsertArguments(input);
     const [row] = await statement.execute({
       workspaceId,
-      sent: sent.map((key) => UPSERT_FIELDS[key]),
-      externalId: input.externalId ?? null,
-      document: input.document ?? null,
-      name: input.name ?? null,
-      phone: input.phone ?? null,
-      email: input.email ?? null,
-      address: input.address ?? null,
-      source: input.source ?? null,
-      profilePicUrl: input.profilePicUrl ?? null,
+      sent,
+      externalId: values.external_id,
+      document: values.document,
+      name: values.name,
+      phone: values.phone,
+      email: values.email,
+      address: values.address,
+      source: values.source,
+      profilePicUrl: values.profile_pic_url,
       ...source,
     });
-    if (row!.missingField) return { missingField: row!.missingField };
-    const { action, matchedBy, warnings, missingField: _, ...contact } = row!;
-    return { contact, action, matchedBy, warnings, missingField: null };
+    return outcomeOf(row!);
   };
+}
+
+/**
+ * The batch upsert, one round trip and one transaction: `vetflow_upsert_contacts` (contact-sync.sql)
+ * calls the single upsert's function once per item, in order. Answers each item's outcome by its
+ * `item` number; a unique violation in any item raises (and writes nothing).
+ */
+export function prepareContactBatchUpsert(db: Db) {
+  const p = (name: string) => sql.placeholder(name);
+  const statement = db
+    .select({ item: sql<number>`item`, ...upsertResultColumns() })
+    .from(
+      sql`(select u.item, (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contacts(
+        ${p('workspaceId')}::uuid, ${p('items')}::jsonb, ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text,
+        ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
+    )
+    .prepare('contact_batch_upsert');
+  return async (
+    workspaceId: string,
+    items: { item: number; fields: ContactFields }[],
+    source: AuditSource,
+  ): Promise<Map<number, UpsertOutcome>> => {
+    const payload = items.map(({ item, fields }) => {
+      const { sent, values } = upsertArguments(fields);
+      return { item, sent, ...values };
+    });
+    const rows = await statement.execute({ workspaceId, items: JSON.stringify(payload), ...source });
+    return new Map(rows.map(({ item, ...row }) => [item, outcomeOf(row)]));
+  };
+}
+
+/** Marks the changes the transaction writes as a CRM user's in the change feed (contact-sync.sql). */
+export async function markChangesByCrmUser(tx: Db): Promise<void> {
+  await tx.execute(sql`select set_config('vetflow.change_source', 'crm_user', true)`);
 }
 
 export async function updateContact(id: string, changes: ContactChanges, tx: Db): Promise<ContactRow> {

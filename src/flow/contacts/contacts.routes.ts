@@ -1,11 +1,24 @@
 import { z } from 'zod';
-import { AppError } from '../../platform/errors.ts';
-import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
+import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
+import { errorResponses, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { parseBody } from '../http/body.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { keyCaller } from '../request-context.ts';
-import { ContactProjection, ContactUpsertBody, toProjection, UpsertResponse } from './contact.schemas.ts';
+import {
+  BATCH_MAX_ITEMS,
+  ContactBatchBody,
+  ContactBatchEnvelope,
+  ContactBatchResult,
+  ContactChangesPage,
+  ContactChangesQuery,
+  ContactProjection,
+  ContactUpsertBody,
+  toProjection,
+  UpsertResponse,
+} from './contact.schemas.ts';
+import { contactChangesService } from './contact-changes.service.ts';
+import { parseContactUpsert } from './contact-input.ts';
 import { externalContactsService } from './contacts.service.ts';
 import { contactUpserter } from './upsert.service.ts';
 
@@ -15,8 +28,9 @@ const tags = ['CRM external: contacts'];
 /** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalApi` (bearer auth, rate limit). */
 export async function externalContactRoutes(app: AppInstance) {
   const { db } = app.vetflow.database;
-  const upsertContact = contactUpserter(db);
+  const upserter = contactUpserter({ db, batchItemsPerMinute: app.vetflow.config.CRM_BATCH_ITEMS_PER_MINUTE });
   const contacts = externalContactsService(db);
+  const changes = contactChangesService(db);
 
   app.put(
     '/workspaces/:workspace_id/contacts',
@@ -40,21 +54,84 @@ export async function externalContactRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const raw = request.body as unknown;
-      if (raw && typeof raw === 'object' && 'legacy_id' in raw) {
-        throw new AppError('LEGACY_ID_NOT_ACCEPTED', 'legacy_id cannot be set through the external API', {
-          field: 'legacy_id',
-          reason: 'not accepted',
-        });
-      }
-      const input = parseBody(ContactUpsertBody, raw);
-      const result = await upsertContact(keyCaller(request), input, { requestId: request.id, ip: request.ip });
+      const input = parseContactUpsert(request.body);
+      const result = await upserter.upsertContact(keyCaller(request), input, { requestId: request.id, ip: request.ip });
       return reply.code(result.action === 'updated' ? 200 : 201).send({
         contact: toProjection(result.contact),
         action: result.action,
         matched_by: result.matchedBy,
         warnings: result.warnings,
       });
+    },
+  );
+
+  app.post(
+    '/workspaces/:workspace_id/contacts/batch',
+    {
+      config: { access: { crmScope: 'contacts:write' } },
+      attachValidation: true,
+      schema: {
+        operationId: 'upsertContactsBatch',
+        summary: 'Create, update or restore up to 100 contacts',
+        description:
+          `Up to ${BATCH_MAX_ITEMS} items, each exactly a PUT …/contacts body, upserted in request order with the PUT's rules ` +
+          '(matching, phone normalisation, sync policy and warnings, 409 on duplicates, restore, one audit entry per written ' +
+          'contact). Answers 200 with one result per item, in request order: the status the PUT would have answered (200, ' +
+          '201, 400, 409) and either its `contact_id`, `action`, `matched_by`, `warnings` or its `error` body. A failed item ' +
+          'writes nothing and spoils no other. Two items identifying one contact apply one after the other: the second ' +
+          'updates what the first wrote. Whole-request errors (auth, scope, workspace, billing, malformed JSON, an empty list ' +
+          `or more than ${BATCH_MAX_ITEMS} items) answer as usual. \`Idempotency-Key\` replays the whole answer for 24 h. ` +
+          'A batch counts as one request against the request limit and its items against the per-minute item budget ' +
+          '(`X-RateLimit-Items-{Limit,Remaining,Reset}-Minute`; over it → 429, nothing written).',
+        tags,
+        params: WorkspaceParams,
+        body: ContactBatchBody,
+        response: { 200: ContactBatchResult, ...errorResponses(400, 401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { contacts: items } = parseBody(ContactBatchEnvelope, request.body);
+      const meta = { requestId: request.id, ip: request.ip, idempotencyKey: idempotencyKeyOf(request) };
+      const result = await upserter.batchUpsert(keyCaller(request), items, meta);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(result.statusCode).headers(result.headers).send(result.body);
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace_id/contacts/changes',
+    {
+      config: { access: { crmScope: 'contacts:read' } },
+      attachValidation: true,
+      schema: {
+        operationId: 'listContactChanges',
+        summary: 'Follow the contact change feed',
+        description:
+          'Every contact created, updated (by an API key: `erp`; by a CRM user: `crm_user`) or deleted after `cursor`, ' +
+          'oldest first, one entry per version: the contact as it was then (null once deleted) and the fields that changed. ' +
+          'Without a cursor, from the first change. Every page, an empty one included, returns `next_cursor` to resume from. ' +
+          'A change becomes visible once every transaction older than it has finished, so a change that commits late is ' +
+          'never skipped. A malformed cursor → 400.',
+        tags,
+        params: WorkspaceParams,
+        querystring: ContactChangesQuery,
+        response: { 200: ContactChangesPage, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const query = parseBody(ContactChangesQuery, request.query);
+      const page = await changes.listContactChanges(keyCaller(request), query);
+      return {
+        data: page.changes.map((change) => ({
+          contact_id: change.contactId,
+          contact: change.contact as z.infer<typeof ContactProjection> | null,
+          deleted: change.deleted,
+          source: change.source,
+          changed_fields: change.changedFields,
+          changed_at: toTimestamp(change.changedAt),
+        })),
+        next_cursor: page.nextCursor,
+      };
     },
   );
 

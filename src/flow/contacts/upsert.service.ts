@@ -1,16 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../platform/db/client.ts';
-import { uniqueViolation } from '../../platform/db/unique-violation.ts';
+import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
+import { deadlockVictim, uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { type ErrorBody, errorBodyOf } from '../../platform/http/error-handler.ts';
+import { itemBudget } from '../../platform/rate-limit.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
-import { normalizeContactFields } from './contact-input.ts';
+import { normalizeContactFields, parseContactUpsert } from './contact-input.ts';
 import {
+  type AuditSource,
   type ContactFields,
   type ContactRow,
   findActiveHolder,
   findMatch,
   type Identifiers,
+  prepareContactBatchUpsert,
   prepareContactUpsert,
+  type UpsertOutcome,
 } from './contacts.repo.ts';
 
 /** Where an external write came from, for the audit trail. */
@@ -26,53 +33,181 @@ export interface UpsertResult {
   warnings: UpsertWarning[];
 }
 
+/** One item's answer in a batch: what the single PUT would have answered, by its request index. */
+export type BatchItemResult =
+  | {
+      index: number;
+      status: 200 | 201;
+      contact_id: string;
+      action: UpsertResult['action'];
+      matched_by: UpsertResult['matchedBy'];
+      warnings: UpsertWarning[];
+    }
+  | { index: number; status: number; error: ErrorBody };
+
+export interface BatchResponse {
+  statusCode: 200;
+  body: { results: BatchItemResult[] };
+  /** The item budget's headers (none on a replay, which spends no items). */
+  headers: Record<string, string>;
+  replayed: boolean;
+}
+
+export interface UpserterDeps {
+  db: Db;
+  /** The per-key item budget of batch upserts (CRM_BATCH_ITEMS_PER_MINUTE). */
+  batchItemsPerMinute: number;
+}
+
 const UNIQUE_INDEXES: Record<string, { code: 'DUPLICATE_PHONE' | 'DUPLICATE_EXTERNAL_ID'; field: 'phone' | 'externalId' }> = {
   contacts_workspace_phone_active_key: { code: 'DUPLICATE_PHONE', field: 'phone' },
   contacts_workspace_external_id_active_key: { code: 'DUPLICATE_EXTERNAL_ID', field: 'externalId' },
 };
 
-/**
- * PUT /external/.../contacts: match (external_id → document → phone, deleted included), then create,
- * update or restore, with the sync policy and the audit entry: validation and normalisation here,
- * the rest in one database round trip (`prepareContactUpsert`, which also settles races between
- * concurrent upserts of one contact). Prepared once per database: this is the hot path.
- */
-export function contactUpserter(db: Db) {
-  const upsert = prepareContactUpsert(db);
+const BATCH_SCOPE = 'POST /flow/v1/external/workspaces/{workspace_id}/contacts/batch';
 
-  return async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta): Promise<UpsertResult> {
-    const fields = normalizeContactFields(input);
-    const ids = { externalId: fields.externalId ?? undefined, document: fields.document ?? undefined, phone: fields.phone };
-    if (ids.externalId === undefined && ids.document === undefined && ids.phone === undefined) {
-      throw new AppError('MISSING_IDENTIFIER', 'Send at least one of external_id, document, phone to identify the contact', {
-        field: 'external_id',
-        reason: 'at least one of external_id, document, phone is required',
-      });
+/**
+ * The external upserts. PUT /external/.../contacts: match (external_id → document → phone, deleted
+ * included), then create, update or restore, with the sync policy and the audit entry: validation
+ * and normalisation here, the rest in one database round trip (`prepareContactUpsert`, which also
+ * settles races between concurrent upserts of one contact). POST /external/.../contacts/batch: the
+ * same per item. Prepared once per database: this is the hot path.
+ */
+export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
+  const upsert = prepareContactUpsert(db);
+  const upsertMany = prepareContactBatchUpsert(db);
+  const takeItems = itemBudget(db);
+  const sourceOf = (caller: ApiKeyCaller, meta: RequestMeta): AuditSource => ({
+    apiKeyId: caller.keyId,
+    apiKeyPrefix: caller.prefix,
+    requestId: meta.requestId,
+    ip: meta.ip ?? null,
+  });
+
+  async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta): Promise<UpsertResult> {
+    const { fields, ids } = upsertFieldsOf(input);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return resultOf(await upsert(caller.workspaceId, fields, sourceOf(caller, meta)));
+      } catch (error) {
+        // A batch writing the same contacts may pick this upsert as a deadlock's victim (it
+        // locked its match, then waited on a phone the batch inserted): it wrote nothing, run it again.
+        if (deadlockVictim(error) && attempt < 3) continue;
+        throw await asConflict(error, caller.workspaceId, fields, ids, db);
+      }
     }
-    let outcome: Awaited<ReturnType<typeof upsert>>;
-    try {
-      outcome = await upsert(caller.workspaceId, fields, {
-        apiKeyId: caller.keyId,
-        apiKeyPrefix: caller.prefix,
-        requestId: meta.requestId,
-        ip: meta.ip ?? null,
-      });
-    } catch (error) {
-      throw await asConflict(error, caller.workspaceId, fields, ids, db);
-    }
-    if (outcome.missingField) {
-      const field = outcome.missingField;
-      throw new AppError('INVALID_REQUEST', `No contact matches; ${field} is required to create one`, {
-        field,
-        reason: 'required to create a contact',
-      });
-    }
-    return {
-      contact: outcome.contact,
-      action: outcome.action,
-      matchedBy: outcome.matchedBy,
-      warnings: outcome.warnings as UpsertWarning[],
+  }
+
+  /**
+   * The batch: every item is parsed, validated and upserted exactly as a PUT body, in request
+   * order, and answered as the PUT would have been. The valid items go to the database in one
+   * call (one round trip, one commit); if any of them hits a unique index (409) or a deadlock,
+   * that call wrote nothing and the items run again one by one through `upsertContact`, each its own atomic
+   * upsert, so that only the offending item fails.
+   */
+  async function upsertContacts(caller: ApiKeyCaller, items: unknown[], meta: RequestMeta): Promise<BatchItemResult[]> {
+    const results: BatchItemResult[] = new Array(items.length);
+    const failed = (index: number, error: unknown): BatchItemResult => {
+      if (!(error instanceof AppError)) throw error;
+      return { index, status: error.statusCode, error: errorBodyOf(error, meta.requestId) };
     };
+    const valid: { item: number; input: ContactUpsert; fields: ContactFields }[] = [];
+    items.forEach((raw, index) => {
+      try {
+        const input = parseContactUpsert(raw);
+        valid.push({ item: index, input, fields: upsertFieldsOf(input).fields });
+      } catch (error) {
+        results[index] = failed(index, error);
+      }
+    });
+    const succeeded = (index: number, result: UpsertResult): BatchItemResult => ({
+      index,
+      status: result.action === 'updated' ? 200 : 201,
+      contact_id: result.contact.id,
+      action: result.action,
+      matched_by: result.matchedBy,
+      warnings: result.warnings,
+    });
+    let outcomes: Map<number, UpsertOutcome> | undefined;
+    try {
+      outcomes = valid.length > 0 ? await upsertMany(caller.workspaceId, valid, sourceOf(caller, meta)) : new Map();
+    } catch (error) {
+      // Two batches locking shared contacts in opposite orders: one is the deadlock's victim and
+      // runs item by item as well (single upserts lock one contact each and never deadlock).
+      if (uniqueViolation(error) === undefined && !deadlockVictim(error)) throw error;
+    }
+    for (const { item, input } of valid) {
+      try {
+        results[item] = succeeded(item, outcomes ? resultOf(outcomes.get(item)!) : await upsertContact(caller, input, meta));
+      } catch (error) {
+        results[item] = failed(item, error);
+      }
+    }
+    return results;
+  }
+
+  /** The batch route's operation: Idempotency-Key replay, the item budget, then `upsertContacts`. */
+  async function batchUpsert(
+    caller: ApiKeyCaller,
+    items: unknown[],
+    meta: RequestMeta & { idempotencyKey: string | undefined },
+  ): Promise<BatchResponse> {
+    const fingerprint = createHash('sha256').update(JSON.stringify(items)).digest('hex');
+    const key = meta.idempotencyKey;
+    if (key) {
+      const previous = await findIdempotentResponse(caller.workspaceId, BATCH_SCOPE, key, db);
+      if (previous) {
+        if (previous.fingerprint !== fingerprint) {
+          throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different batch', {
+            field: 'Idempotency-Key',
+            reason: 'reused with a different request',
+          });
+        }
+        return { statusCode: 200, body: previous.response as BatchResponse['body'], headers: {}, replayed: true };
+      }
+    }
+    const headers = await takeItems(`crm-items:${caller.keyId}`, items.length, batchItemsPerMinute);
+    const body = { results: await upsertContacts(caller, items, meta) };
+    if (key) {
+      // A concurrent request with the same key may have recorded first: its answer stands.
+      await recordIdempotentResponse(
+        { clinicId: caller.workspaceId, scope: BATCH_SCOPE, key, fingerprint, statusCode: 200, response: body },
+        db,
+      );
+    }
+    return { statusCode: 200, body, headers, replayed: false };
+  }
+
+  return { upsertContact, batchUpsert };
+}
+
+/** The fields to write and the identifiers to match by; no identifier at all → 400. */
+function upsertFieldsOf(input: ContactUpsert): { fields: ContactFields; ids: Identifiers } {
+  const fields = normalizeContactFields(input);
+  const ids = { externalId: fields.externalId ?? undefined, document: fields.document ?? undefined, phone: fields.phone };
+  if (ids.externalId === undefined && ids.document === undefined && ids.phone === undefined) {
+    throw new AppError('MISSING_IDENTIFIER', 'Send at least one of external_id, document, phone to identify the contact', {
+      field: 'external_id',
+      reason: 'at least one of external_id, document, phone is required',
+    });
+  }
+  return { fields, ids };
+}
+
+/** The function's outcome as the API's result; nothing matched and a field to create is missing → 400. */
+function resultOf(outcome: UpsertOutcome): UpsertResult {
+  if (outcome.missingField) {
+    const field = outcome.missingField;
+    throw new AppError('INVALID_REQUEST', `No contact matches; ${field} is required to create one`, {
+      field,
+      reason: 'required to create a contact',
+    });
+  }
+  return {
+    contact: outcome.contact,
+    action: outcome.action,
+    matchedBy: outcome.matchedBy,
+    warnings: outcome.warnings as UpsertWarning[],
   };
 }
 

@@ -13,6 +13,7 @@ import {
   insertPet,
   listContacts,
   listPets,
+  markChangesByCrmUser,
   type PetRow,
   updateContact,
 } from '../contacts/contacts.repo.ts';
@@ -66,7 +67,11 @@ async function editContact(db: Db, caller: CrmCaller, workspaceId: string, conta
       const now = new Date();
       if (changes.name !== undefined) Object.assign(changes, { nameEditedAt: now, nameEditedBy: userId });
       if (changes.phone !== undefined) Object.assign(changes, { phoneEditedAt: now, phoneEditedBy: userId });
-      if (Object.keys(changes).length > 0) await updateContact(contact.id, changes, tx);
+      if (Object.keys(changes).length > 0) {
+        // The change feed shows this version as the CRM user's (source `crm_user`).
+        await markChangesByCrmUser(tx);
+        await updateContact(contact.id, changes, tx);
+      }
     });
   } catch (error) {
     const index = uniqueViolation(error);

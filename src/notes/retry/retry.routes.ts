@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
+import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -16,15 +15,6 @@ const common = {
   description: 'Only a failed note: its failure is cleared and it is processed again. `Idempotency-Key` is honoured (24 h).',
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
 };
-
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new AppError('INVALID_PARAMETER', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
-  }
-  return key;
-}
 
 export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
   const notes = retryService(deps);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import multipart from '@fastify/multipart';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
+import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -33,10 +33,7 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
     },
     async (request, reply) => {
       const caller = notesCallerOf(request);
-      const idempotencyKey = request.headers['idempotency-key'];
-      if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey))) {
-        throw new AppError('INVALID_PARAMETER', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
-      }
+      const idempotencyKey = idempotencyKeyOf(request);
       if (!request.isMultipart()) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the upload as multipart/form-data');
       }

@@ -73,14 +73,23 @@ function clientWentAway(request: FastifyRequest): boolean {
   return request.raw.readableAborted || request.raw.socket?.destroyed === true;
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
-  const body: ErrorBody = {
+/** The documented error body of an AppError: what a request failing with it would answer. */
+export function errorBodyOf(error: AppError, requestId: string): ErrorBody {
+  return bodyOf(answer(error.code, error.message, error.details), requestId);
+}
+
+function bodyOf(response: ErrorResponse, requestId: string): ErrorBody {
+  return {
     error: errorNameFor(response.status),
     message: response.message,
     code: response.code,
     ...(response.details ? { details: response.details } : {}),
-    request_id: request.id,
+    request_id: requestId,
   };
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
+  const body = bodyOf(response, request.id);
   if (response.headers) reply.headers(response.headers);
   // Also set here: framework errors are answered outside the routes' onSend hooks.
   reply.header('x-request-id', request.id);

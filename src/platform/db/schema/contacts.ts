@@ -34,6 +34,10 @@ export const contacts = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    // The change feed's position of this contact's latest version (contact_changes.position), kept
+    // by the trigger in src/flow/contacts/contact-sync.sql (a new contact: its transaction's id); never
+    // set by the application.
+    changePosition: bigint('change_position', { mode: 'number' }).notNull().default(sql`(pg_current_xact_id()::text::bigint)`),
   },
   (table) => [
     uniqueIndex('contacts_workspace_phone_active_key').on(table.workspaceId, table.phone).where(sql`deleted_at IS NULL`),

@@ -1,13 +1,14 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { clinics } from './clinics.ts';
 
-/** The first response to an Idempotency-Key, replayed for 24 h to the same clinic. */
+/**
+ * The first response to an Idempotency-Key, replayed for 24 h to the same owner: a Notes clinic or
+ * a CRM workspace (`clinic_id` holds either; the scope names the operation, and so the API). No
+ * foreign key since keys serve both trees; rows leave by age.
+ */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    clinicId: uuid('clinic_id')
-      .notNull()
-      .references(() => clinics.id, { onDelete: 'cascade' }),
+    clinicId: uuid('clinic_id').notNull(),
     key: text('key').notNull(),
     /** Which operation the key was used for, e.g. `POST /notes`. */
     scope: text('scope').notNull(),

@@ -7,6 +7,7 @@ export * from './chat-messages.ts';
 export * from './chats.ts';
 export * from './clinics.ts';
 export * from './contact-audit-logs.ts';
+export * from './contact-changes.ts';
 export * from './contact-pets.ts';
 export * from './contacts.ts';
 export * from './crm-api-keys.ts';

@@ -1,0 +1,48 @@
+import { bindService } from '../../platform/bind-service.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { ApiKeyCaller } from '../callers.ts';
+import { type ContactChangeRow, type FeedPlace, readContactChanges } from './contact-changes.repo.ts';
+
+const CURSOR = /^v1\.(\d{1,18})\.(\d{1,18})$/;
+
+/** A cursor is opaque to the ERP: base64url of `v1.<position>.<id>`. */
+export function encodeCursor(place: FeedPlace): string {
+  return Buffer.from(`v1.${place.position}.${place.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): FeedPlace {
+  const match = /^[A-Za-z0-9_-]{1,80}$/.test(cursor) ? CURSOR.exec(Buffer.from(cursor, 'base64url').toString('latin1')) : null;
+  if (!match) {
+    throw new AppError('INVALID_PARAMETER', 'Invalid cursor: pass a next_cursor this feed returned, or none to start', {
+      field: 'cursor',
+      reason: 'not a cursor of this feed',
+    });
+  }
+  return { position: Number(match[1]), id: Number(match[2]) };
+}
+
+/**
+ * GET /external/.../contacts/changes: the workspace's contact changes after the cursor (none: from
+ * the first), oldest first, and the cursor to resume from. A short page has read everything below
+ * the horizon, so its cursor moves up to the horizon (an empty page too): a follower never rescans
+ * what it has seen, and never skips a change that commits later (its position is at or above the
+ * horizon).
+ */
+async function listContactChanges(
+  db: Db,
+  caller: ApiKeyCaller,
+  query: { cursor?: string; limit: number },
+): Promise<{ changes: ContactChangeRow[]; nextCursor: string }> {
+  const after = query.cursor === undefined ? { position: 0, id: 0 } : decodeCursor(query.cursor);
+  const { rows, horizon } = await readContactChanges(caller.workspaceId, after, query.limit, db);
+  const last = rows.at(-1);
+  let next = last ? { position: last.position, id: last.id } : after;
+  if (rows.length < query.limit && horizon > next.position) next = { position: horizon, id: 0 };
+  return { changes: rows, nextCursor: encodeCursor(next) };
+}
+
+/** The change feed an ERP follows, bound to the database once. */
+export function contactChangesService(deps: Db) {
+  return bindService(deps, { listContactChanges });
+}
