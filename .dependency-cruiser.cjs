@@ -11,6 +11,14 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
+    {
+      name: 'drizzle-through-one-entry',
+      severity: 'error',
+      comment:
+        'drizzle-orm (and the PGlite its embedded driver instantiates) load through src/platform/db/drizzle.ts only: its CommonJS build, one copy (an ESM import of drizzle costs ~200 MB of RSS on Node 24; docs/benchmarks.md).',
+      from: { path: '^src/', pathNot: '^src/platform/db/drizzle\\.ts$' },
+      to: { path: '^node_modules/(drizzle-orm|@electric-sql/pglite)/', dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     parser: 'swc',

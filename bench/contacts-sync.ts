@@ -7,7 +7,7 @@
 // BENCH_CONCURRENCY (connections of the single PUTs, default 16), BENCH_BATCH_CONCURRENCY (of the
 // batches, default 4: an ERP's loader with a few batches in flight), BENCH_ROUNDS (default 3;
 // the phases alternate and the median ratio is the result), BENCH_FEED_CHANGES (default 100,000).
-import { sql } from 'drizzle-orm';
+import { sql } from '../src/platform/db/drizzle.ts';
 import { phase, startCrmBench } from './lib/crm-app.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -6,7 +6,7 @@
 // otherwise). Env: BENCH_SECONDS per phase (default 3, after 0.5 s of warm-up), BENCH_CONCURRENCY
 // (connections, default 16), BENCH_ROUNDS (default 5, at most 7): the two phases alternate, round
 // after round, and the median ratio is the result (one phase on a shared machine swings by ±20 %).
-import { sql } from 'drizzle-orm';
+import { sql } from '../src/platform/db/drizzle.ts';
 import { phase, startCrmBench } from './lib/crm-app.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { runImportCosts } from './imports.ts';
 import { type BenchDatabase, createBenchDatabase } from './lib/database.ts';
 import { rssBytes } from './lib/proc.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
@@ -15,9 +16,9 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning]` runs only the sections named (default: all).
 
-const SECTIONS = ['upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning'] as const;
+const SECTIONS = ['idle', 'upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning'] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -72,6 +73,14 @@ async function main() {
     if (selected.size === 1) return;
   }
 
+  if (runs('idle')) {
+    progress('importing each dependency in a fresh process');
+    printTable(
+      'Import cost per dependency (fresh node process each; value: RSS after the import → after a full GC, heap right after; baseline: the same process importing nothing)',
+      importRows(runImportCosts()),
+    );
+  }
+
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vetflow-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
   const database: BenchDatabase = await createBenchDatabase(settings.adminUrl);
@@ -89,7 +98,7 @@ async function main() {
   });
   cleanups.push(() => vetflow.stop());
   let bare: BenchServer | undefined;
-  if (runs('upload')) {
+  if (runs('upload') || runs('idle')) {
     bare = await startBareUploadServer(bareDir, AUDIO_MAX_BYTES);
     cleanups.push(() => bare!.stop());
   }
@@ -115,18 +124,19 @@ async function main() {
     ]);
   }
 
-  const upload = bare
-    ? await runUploadBench({
-        workDir,
-        vetflow,
-        vetflowAudioDir: path.join(dataDir, 'audio'),
-        bare,
-        bareDir,
-        fileBytes: settings.fileBytes,
-        repetitions: settings.repetitions,
-        concurrency: settings.concurrency,
-      })
-    : undefined;
+  const upload =
+    bare && runs('upload')
+      ? await runUploadBench({
+          workDir,
+          vetflow,
+          vetflowAudioDir: path.join(dataDir, 'audio'),
+          bare,
+          bareDir,
+          fileBytes: settings.fileBytes,
+          repetitions: settings.repetitions,
+          concurrency: settings.concurrency,
+        })
+      : undefined;
   if (upload) {
     printTable(
       `Upload of ${fmt.mb(settings.fileBytes)} WAV over HTTP (MB = 10^6 bytes; speeds are medians of ${settings.repetitions}, RSS growth the worst)`,
@@ -195,6 +205,16 @@ async function main() {
   process.stdout.write(
     `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, after })}\n`,
   );
+}
+
+function importRows(costs: ReturnType<typeof runImportCosts>) {
+  const nothing = costs[0]!;
+  return costs.map((cost) => ({
+    measurement: `${cost.module}${cost.how === 'cjs' ? ' (require)' : ''}`,
+    value: `${fmt.ms(cost.ms)}, ${fmt.mb(cost.rss_mb * 1e6)} → ${fmt.mb(cost.rss_after_gc_mb * 1e6)}, heap ${fmt.mb(cost.heap_mb * 1e6)}`,
+    baseline: fmt.mb(nothing.rss_after_gc_mb * 1e6),
+    ratio: fmt.ratio(cost.rss_after_gc_mb / nothing.rss_after_gc_mb),
+  }));
 }
 
 function runChild(args: string[], env: Record<string, string>): Promise<void> {

@@ -1,6 +1,5 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { Redis } from 'ioredis';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
 import { createFlowModule } from './flow/flow.module.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
@@ -84,8 +83,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   }).withTypeProvider<ZodTypeProvider>();
 
-  // Commands queue while Redis is unreachable instead of failing the request at once.
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  // Commands queue while Redis is unreachable instead of failing the request at once. ioredis is
+  // loaded only when configured (~20 MB of RSS otherwise idle; docs/benchmarks.md).
+  const redis = config.REDIS_URL
+    ? new (await import('ioredis')).Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   const platform: Platform = { config, database, jobs, redis, availability, draining: false, routes: [] };
   app.decorate('vetflow', platform);

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import {
   type DrizzleTransactionLike,
   fromDrizzle,
@@ -13,6 +12,7 @@ import type { z } from 'zod';
 import type { Config } from './config.ts';
 import type { DatabaseAvailability } from './db/availability.ts';
 import type { Database, Db } from './db/client.ts';
+import { sql } from './db/drizzle.ts';
 import type { Logger } from './logger.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { DrizzleQueryError } from 'drizzle-orm';
+import { DrizzleQueryError } from './db/drizzle.ts';
 
 // How errors are written to the log. A failed query must never carry its bound parameters
 // (patient names, phones, e-mails, key hashes), and Postgres puts values in its messages and

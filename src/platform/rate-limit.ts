@@ -1,8 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
-import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { counterBatches } from './counter-batches.ts';
 import type { Db } from './db/client.ts';
+import { sql } from './db/drizzle.ts';
 import { rateLimitCounters } from './db/schema/index.ts';
 import { AppError } from './errors.ts';
 import { toTimestamp } from './http/schemas.ts';

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { AppInstance } from '../../src/app.ts';
 import { generateToken } from '../../src/flow/keys/token.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createSecondApp, createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { eq } from '../../src/platform/db/drizzle.ts';
 import { workspaces } from '../../src/platform/db/schema/index.ts';
 import { testEnv } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 
 // The PL/pgSQL behind the contact upserts and the change feed has one source per file,

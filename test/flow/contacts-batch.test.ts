@@ -1,5 +1,5 @@
-import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { eq, inArray } from '../../src/platform/db/drizzle.ts';
 import { contactChanges, contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/flow/contacts/contact-changes.service.ts';
+import { eq, sql } from '../../src/platform/db/drizzle.ts';
 import { contactChanges } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';

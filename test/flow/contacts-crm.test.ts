@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createFlowModule } from '../../src/flow/flow.module.ts';
+import { eq, sql } from '../../src/platform/db/drizzle.ts';
 import { chatMessages, contactExternalApiAuditLogs } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeUser, makeWorkspace } from '../helpers/crm.ts';

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { eq } from '../../src/platform/db/drizzle.ts';
 import { contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { toProjection } from '../../src/flow/contacts/contact.schemas.ts';
+import { eq, sql } from '../../src/platform/db/drizzle.ts';
 import { contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeUser, makeWorkspace } from '../helpers/crm.ts';

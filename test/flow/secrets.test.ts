@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV } from '../helpers/crm.ts';
 

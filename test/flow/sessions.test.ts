@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeUser, makeWorkspace } from '../helpers/crm.ts';
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
 import { afterAll, expect, it } from 'vitest';
+import { eq } from '../../src/platform/db/drizzle.ts';
 import { chatMessages } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
 import { createClinic, issueOperatorKey } from '../../src/notes/clinics/clinics.service.ts';
 import type { Database } from '../../src/platform/db/client.ts';
+import { eq, sql } from '../../src/platform/db/drizzle.ts';
 import { notesApiKeys } from '../../src/platform/db/schema/index.ts';
 
 export interface ClinicKeys {

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ensureDemoClinic } from '../../src/notes/clinics/demo-clinic.ts';
+import { eq } from '../../src/platform/db/drizzle.ts';
 import { appSettings, clinics } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually, testEnv } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 

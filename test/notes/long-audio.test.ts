@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { filesUnder, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { type SQL, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createNotesModule } from '../../src/notes/notes.module.ts';
 import { MAX_ATTEMPTS, TRANSCRIBE_QUEUE } from '../../src/notes/pipeline/transcribe.job.ts';
 import type { Database } from '../../src/platform/db/client.ts';
+import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';

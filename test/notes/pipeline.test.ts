@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { TRANSCRIBE_QUEUE, TranscribePayload } from '../../src/notes/pipeline/transcribe.job.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';

@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { eq } from '../../src/platform/db/drizzle.ts';
 import { rateLimitCounters } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
@@ -178,7 +178,8 @@ describe.runIf(redisReachable)('with REDIS_URL', () => {
       for (let i = 0; i < 8; i++) statuses.push((await listKeys(i % 2 ? second : first, keys.viewer)).statusCode);
       expect(statuses).toEqual([403, 403, 403, 403, 429, 429, 429, 429]);
       const counted = await db.database.db.execute(
-        (await import('drizzle-orm')).sql`select count(*)::int as n from rate_limit_counters where key = ${`notes:${keys.viewerId}`}`,
+        (await import('../../src/platform/db/drizzle.ts'))
+          .sql`select count(*)::int as n from rate_limit_counters where key = ${`notes:${keys.viewerId}`}`,
       );
       expect((counted as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
     } finally {

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { filesUnder, fixture, multipartBody } from '../helpers/uploads.ts';

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { activeSecrets } from '../../src/notes/webhooks/deliver.job.ts';
 import { SecretBox, SecretUnreadableError } from '../../src/notes/webhooks/secrets.ts';
 import { postJson, withDeadline } from '../../src/notes/webhooks/sender.ts';
 import { isPrivateAddress, resolveTarget, TargetRefusedError } from '../../src/notes/webhooks/target-guard.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { startReceiver } from './webhooks-receiver.ts';

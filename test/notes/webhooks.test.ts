@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createWebhooksModule } from '../../src/notes/webhooks/webhooks.module.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';

@@ -1,5 +1,5 @@
-import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { DrizzleQueryError } from '../../src/platform/db/drizzle.ts';
 import { isDatabaseUnavailable } from '../../src/platform/db/unavailable.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { serializeError, statementName } from '../../src/platform/log-errors.ts';

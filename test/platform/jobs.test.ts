@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { appSettings } from '../../src/platform/db/schema/index.ts';
 import { defineJob } from '../../src/platform/jobs.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';

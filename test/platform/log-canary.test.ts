@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';

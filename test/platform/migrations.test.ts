@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { sql } from '../../src/platform/db/drizzle.ts';
 import { MIGRATIONS_FOLDER, runMigrations } from '../../src/platform/db/migrate.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 

@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, desc, eq, inArray, lt, sql } from '../../platform/db/drizzle.ts';
 import { contactExternalApiAuditLogs } from '../../platform/db/schema/index.ts';
 
 export type AuditRow = typeof contactExternalApiAuditLogs.$inferSelect;

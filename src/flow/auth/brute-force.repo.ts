@@ -1,5 +1,5 @@
-import { and, count, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, count, eq, gt, lt, sql } from '../../platform/db/drizzle.ts';
 import { authBlocks, authFailures } from '../../platform/db/schema/index.ts';
 
 // All times come from the database clock, so app processes with skewed clocks still agree.

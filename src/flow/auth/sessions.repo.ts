@@ -1,5 +1,5 @@
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, eq, gt, lt, sql } from '../../platform/db/drizzle.ts';
 import { crmSessions, crmUsers, workspaces } from '../../platform/db/schema/index.ts';
 
 export async function insertSession(userId: string, tokenHash: string, ttlMinutes: number, tx: Db) {

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { sql } from '../../platform/db/drizzle.ts';
 import type { contactChanges } from '../../platform/db/schema/index.ts';
 
 export type ContactChangeRow = typeof contactChanges.$inferSelect;

@@ -1,5 +1,5 @@
-import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
 import { contactPets, contacts } from '../../platform/db/schema/index.ts';
 

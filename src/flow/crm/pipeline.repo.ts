@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, asc, desc, eq, isNull, sql } from '../../platform/db/drizzle.ts';
 import { chats, leads, pipelineStages } from '../../platform/db/schema/index.ts';
 
 export type StageRow = typeof pipelineStages.$inferSelect;

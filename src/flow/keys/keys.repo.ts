@@ -1,5 +1,5 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, desc, eq, isNull, sql } from '../../platform/db/drizzle.ts';
 import { crmApiKeys, workspaces } from '../../platform/db/schema/index.ts';
 
 export type ApiKeyRow = typeof crmApiKeys.$inferSelect;

@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { eq } from '../../platform/db/drizzle.ts';
 import { chatMessages, chats, contacts } from '../../platform/db/schema/index.ts';
 
 export type ChatMessageRow = typeof chatMessages.$inferSelect;

@@ -1,5 +1,5 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, desc, eq, isNull, sql } from '../../platform/db/drizzle.ts';
 import { notesApiKeys } from '../../platform/db/schema/index.ts';
 import type { Permission, Role } from './api-key.ts';
 

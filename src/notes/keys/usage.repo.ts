@@ -1,5 +1,5 @@
-import { and, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, eq, gte, lte, sql } from '../../platform/db/drizzle.ts';
 import { notesApiKeyUsage } from '../../platform/db/schema/index.ts';
 
 export interface UsageCell {

@@ -1,6 +1,6 @@
-import type { SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
+import type { SQL } from '../../platform/db/drizzle.ts';
 import type { NotesCaller } from '../callers.ts';
 import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
 import { countNotes, noteFilters, notePage } from './note-list.repo.ts';

@@ -1,5 +1,5 @@
-import { and, count, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, count, eq, gte, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
 import { notes } from '../../platform/db/schema/index.ts';
 import { type NoteSummaryRow, noteColumnsWithoutTranscript } from './notes.repo.ts';

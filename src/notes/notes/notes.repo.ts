@@ -1,5 +1,5 @@
-import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
 import type { WrittenNote } from '../pipeline/write-sections.ts';
 

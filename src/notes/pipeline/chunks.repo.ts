@@ -1,5 +1,5 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
 import { noteTranscriptChunks, type StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import type { ChunkRange } from '../../providers/transcription/chunks/plan.ts';
 

@@ -1,5 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { eq, sql } from '../../platform/db/drizzle.ts';
 import { noteSections, noteSectionVersions, notes } from '../../platform/db/schema/index.ts';
 import type { SectionRow } from '../notes/notes.repo.ts';
 

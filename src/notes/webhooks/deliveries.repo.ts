@@ -1,5 +1,5 @@
-import { and, count, desc, eq, getTableColumns, inArray, lt, notExists, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, count, desc, eq, getTableColumns, inArray, lt, notExists, or, sql } from '../../platform/db/drizzle.ts';
 import { type WebhookPayload, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

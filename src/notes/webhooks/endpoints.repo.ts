@@ -1,5 +1,5 @@
-import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { and, arrayContains, desc, eq, sql } from '../../platform/db/drizzle.ts';
 import { webhookEndpoints } from '../../platform/db/schema/index.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;

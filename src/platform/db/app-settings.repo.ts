@@ -1,5 +1,5 @@
-import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
+import { eq, type SQL, sql } from './drizzle.ts';
 import { appSettings } from './schema/index.ts';
 
 /**

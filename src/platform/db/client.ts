@@ -1,16 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { sql } from 'drizzle-orm';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { type ConstructorOptions, fromPglite } from 'pg-boss';
 import type { Config } from '../config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
+import { drizzleNodePg, loadPglite, type PGlite, type PgDatabase, type PgQueryResultHKT, sql } from './drizzle.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -149,10 +143,11 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
     // PGlite files can be open in one process only; a second opener would corrupt them.
     releaseLock = acquireDataDirLock(dataDir);
   }
+  const { PGlite: PGliteClass, pg_trgm, unaccent, drizzlePglite } = loadPglite();
   let client: PGlite;
   try {
     // The extensions the migrations create (accent-insensitive name search); Postgres has them in contrib.
-    client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm, unaccent } });
+    client = await PGliteClass.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm, unaccent } });
   } catch (error) {
     releaseLock();
     throw error;

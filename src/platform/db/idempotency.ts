@@ -1,5 +1,5 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
+import { and, eq, gt, sql } from './drizzle.ts';
 import { idempotencyKeys } from './schema/index.ts';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;

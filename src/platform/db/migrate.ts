@@ -1,9 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './client.ts';
+import { loadPglite, migrateNodePg, type NodePgDatabase, type PgliteDatabase } from './drizzle.ts';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', import.meta.url));
 
@@ -14,7 +11,7 @@ export async function runMigrations(database: Database): Promise<void> {
     if (database.kind === 'postgres') {
       await migrateNodePg(db as unknown as NodePgDatabase, options);
     } else {
-      await migratePglite(db as unknown as PgliteDatabase, options);
+      await loadPglite().migratePglite(db as unknown as PgliteDatabase, options);
     }
   });
 }

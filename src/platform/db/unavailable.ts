@@ -5,7 +5,7 @@
 // mistaken for the database. What looks like an outage is confirmed by a probe before anything
 // waits on it (see availability.ts).
 
-import { DrizzleQueryError } from 'drizzle-orm';
+import { DrizzleQueryError } from './drizzle.ts';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

@@ -1,8 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { PassThrough, type Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { AudioStorage } from './port.ts';
 
 export interface S3StorageOptions {
@@ -18,22 +16,22 @@ export interface S3StorageOptions {
   prefix?: string;
 }
 
-/** Audio in an S3-compatible bucket, so several app machines share it. Uploads stream in parts. */
+/**
+ * Audio in an S3-compatible bucket, so several app machines share it. Uploads stream in parts.
+ * The AWS SDK (~35 MB of RSS) is loaded on first use: a local-disk deployment never loads it.
+ */
 export function createS3Storage(options: S3StorageOptions): AudioStorage {
-  const client = new S3Client({
-    region: options.region,
-    endpoint: options.endpoint,
-    forcePathStyle: options.forcePathStyle,
-    credentials:
-      options.accessKeyId && options.secretAccessKey
-        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-        : undefined,
-  });
+  let loaded: ReturnType<typeof loadSdk> | undefined;
+  const sdk = () => {
+    loaded ??= loadSdk(options);
+    return loaded;
+  };
   const objectKey = (key: string) => `${options.prefix ?? ''}${key}`;
   return {
     name: 's3',
     async putFile(key, localPath) {
       // Multipart upload from a file stream: memory stays at a few parts whatever the size.
+      const { client, Upload } = await sdk();
       const upload = new Upload({
         client,
         params: { Bucket: options.bucket, Key: objectKey(key), Body: createReadStream(localPath) },
@@ -46,8 +44,8 @@ export function createS3Storage(options: S3StorageOptions): AudioStorage {
     open(key): Readable {
       // The interface hands out a stream at once; the object's body is piped in when it arrives.
       const output = new PassThrough();
-      client
-        .send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }))
+      sdk()
+        .then(({ client, GetObjectCommand }) => client.send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) })))
         .then((object) => {
           const body = object.Body as Readable | undefined;
           if (!body) throw new Error(`empty object ${key}`);
@@ -58,9 +56,11 @@ export function createS3Storage(options: S3StorageOptions): AudioStorage {
       return output;
     },
     async delete(key) {
+      const { client, DeleteObjectCommand } = await sdk();
       await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
     },
     async exists(key) {
+      const { client, HeadObjectCommand } = await sdk();
       try {
         await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
         return true;
@@ -70,4 +70,21 @@ export function createS3Storage(options: S3StorageOptions): AudioStorage {
       }
     },
   };
+}
+
+async function loadSdk(options: S3StorageOptions) {
+  const [{ DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client }, { Upload }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+  ]);
+  const client = new S3Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
+  });
+  return { client, Upload, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand };
 }

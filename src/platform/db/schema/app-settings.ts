@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { jsonb, pgTable, text, timestamp } from '../drizzle.ts';
 
 // Process-wide facts that must survive restarts, e.g. "the demo tenant was already printed".
 export const appSettings = pgTable('app_settings', {

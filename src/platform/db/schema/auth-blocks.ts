@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, text, timestamp } from '../drizzle.ts';
 
 // An IP that exceeded the failed-authentication limit, refused with 429 until `blocked_until`.
 export const authBlocks = pgTable('auth_blocks', {

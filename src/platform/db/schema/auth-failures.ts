@@ -1,4 +1,4 @@
-import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, text, timestamp } from '../drizzle.ts';
 
 // One row per failed authentication (bad bearer token or bad login), kept for the counting window
 // only. In Postgres so every app process counts the same failures.

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { chats } from './chats.ts';
 import { leads } from './leads.ts';
 

@@ -1,4 +1,4 @@
-import { integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { integer, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
 /** A clinic: the tenant of the Notes API. Every note and key belongs to exactly one. */
 export const clinics = pgTable('clinics', {

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
 export const CONTACT_AUDIT_ACTIONS = ['created', 'updated', 'restored', 'deleted'] as const;
 

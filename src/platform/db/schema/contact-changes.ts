@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, jsonb, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
 export const CONTACT_CHANGE_SOURCES = ['erp', 'crm_user'] as const;
 

@@ -1,4 +1,4 @@
-import { date, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { date, index, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { contacts } from './contacts.ts';
 
 // A contact's pet, kept for the CRM side only: pets never leave through the external API.

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { bigint, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, sql, text, timestamp, uniqueIndex, uuid } from '../drizzle.ts';
 import { crmUsers } from './crm-users.ts';
 import { workspaces } from './workspaces.ts';
 

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { crmUsers } from './crm-users.ts';
 
 // A CRM login. The cookie carries a random id; only its SHA-256 is stored, so a leaked table

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uniqueIndex, uuid } from '../drizzle.ts';
 import { workspaces } from './workspaces.ts';
 
 export const CRM_USER_ROLES = ['administrator', 'agent'] as const;

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from '../drizzle.ts';
 
 /**
  * The first response to an Idempotency-Key, replayed for 24 h to the same owner: a Notes clinic or

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, sql, text, timestamp, uniqueIndex, uuid } from '../drizzle.ts';
 import { contacts } from './contacts.ts';
 import { pipelineStages } from './pipeline-stages.ts';
 import { workspaces } from './workspaces.ts';

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { noteSections } from './note-sections.ts';
 
 /** Every previous state of an edited section: who replaced it, when, and what it said. Not exposed yet. */

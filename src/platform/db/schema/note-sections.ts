@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { notes } from './notes.ts';
 
 /** One section of a note; `order` is the numeric string of the API, `position` its sortable value. */

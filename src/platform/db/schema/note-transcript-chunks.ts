@@ -1,4 +1,4 @@
-import { doublePrecision, integer, jsonb, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { doublePrecision, integer, jsonb, pgTable, primaryKey, timestamp, uuid } from '../drizzle.ts';
 import { notes } from './notes.ts';
 
 /**

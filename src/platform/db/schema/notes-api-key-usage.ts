@@ -1,4 +1,4 @@
-import { date, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { date, integer, pgTable, primaryKey, text, uuid } from '../drizzle.ts';
 import { notesApiKeys } from './notes-api-keys.ts';
 
 /** Requests per key, day (UTC), endpoint and status class; aggregated in memory and flushed. */

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 /** Notes API keys. Only the SHA-256 of the key is stored; the key itself is shown once. */

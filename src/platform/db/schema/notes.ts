@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 export type TranscriptionStatus = 'pending' | 'processing' | 'completed' | 'failed';

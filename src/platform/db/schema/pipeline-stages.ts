@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 import { workspaces } from './workspaces.ts';
 
 // A column of the workspace's sales/care pipeline; leads sit in one stage at a time.

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, integer, pgTable, primaryKey, text } from '../drizzle.ts';
 
 /** Fixed-window request counters shared by every app process (when Redis is not configured). */
 export const rateLimitCounters = pgTable(

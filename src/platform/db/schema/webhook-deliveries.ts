@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { webhookEndpoints } from './webhook-endpoints.ts';
 import { webhookEvents } from './webhook-events.ts';
 

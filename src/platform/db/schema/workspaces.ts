@@ -1,4 +1,4 @@
-import { boolean, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
 export const BILLING_STATUSES = ['active', 'suspended'] as const;
 export const CONTACT_SYNC_POLICIES = ['flow', 'erp'] as const;

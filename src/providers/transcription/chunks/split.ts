@@ -4,24 +4,7 @@
 // written straight to disk.
 
 import { open } from 'node:fs/promises';
-import {
-  ADTS,
-  AdtsOutputFormat,
-  CustomSource,
-  EncodedAudioPacketSource,
-  EncodedPacketSink,
-  FilePathTarget,
-  Input,
-  type InputAudioTrack,
-  MP3,
-  MP4,
-  Mp3OutputFormat,
-  Mp4OutputFormat,
-  Output,
-  type OutputFormat,
-  WAVE,
-  WavOutputFormat,
-} from 'mediabunny';
+import type * as Mediabunny from 'mediabunny';
 import type { AudioFormat } from '../port.ts';
 
 export interface WrittenChunk {
@@ -38,18 +21,23 @@ export class AudioSplitError extends Error {
 /** The writer's buffer (mediabunny's default is 16 MiB per output, times the chunks in flight). */
 const WRITE_CHUNK_BYTES = 2 ** 20;
 
-const INPUT_FORMATS = { mp3: [MP3], wav: [WAVE], m4a: [MP4], aac: [ADTS] } as const;
+// mediabunny is loaded by the first split (~20 MB of RSS that a server without long audio never needs).
+type Mb = typeof Mediabunny;
 
-function outputFormat(format: AudioFormat): OutputFormat {
+function inputFormats(mb: Mb, format: AudioFormat): Mediabunny.InputFormat[] {
+  return [{ mp3: mb.MP3, wav: mb.WAVE, m4a: mb.MP4, aac: mb.ADTS }[format]];
+}
+
+function outputFormat(mb: Mb, format: AudioFormat): Mediabunny.OutputFormat {
   switch (format) {
     case 'mp3':
-      return new Mp3OutputFormat();
+      return new mb.Mp3OutputFormat();
     case 'wav':
-      return new WavOutputFormat();
+      return new mb.WavOutputFormat();
     case 'aac':
-      return new AdtsOutputFormat();
+      return new mb.AdtsOutputFormat();
     case 'm4a':
-      return new Mp4OutputFormat();
+      return new mb.Mp4OutputFormat();
   }
 }
 
@@ -65,10 +53,10 @@ export interface AudioSplitter {
  * straddles two blocks and is copied into a fresh 64 KiB array, gigabytes of garbage for an hour
  * of MP3 (hundreds of MB of peak RSS). With multi-MiB blocks such copies become rare.
  */
-async function fileSource(sourcePath: string) {
+async function fileSource(mb: Mb, sourcePath: string) {
   const handle = await open(sourcePath, 'r');
   const { size } = await handle.stat();
-  return new CustomSource({
+  return new mb.CustomSource({
     getSize: () => size,
     read: async (start, end) => {
       const bytes = new Uint8Array(end - start);
@@ -83,8 +71,9 @@ async function fileSource(sourcePath: string) {
 }
 
 export async function openSplitter(sourcePath: string, format: AudioFormat): Promise<AudioSplitter> {
-  const input = new Input({ source: await fileSource(sourcePath), formats: [...INPUT_FORMATS[format]] });
-  let track: InputAudioTrack | null;
+  const mb = await import('mediabunny');
+  const input = new mb.Input({ source: await fileSource(mb, sourcePath), formats: inputFormats(mb, format) });
+  let track: Mediabunny.InputAudioTrack | null;
   try {
     track = await input.getPrimaryAudioTrack();
   } catch (error) {
@@ -98,7 +87,7 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
   }
   const audio = track;
   const decoderConfig = await audio.getDecoderConfig();
-  const sink = new EncodedPacketSink(audio);
+  const sink = new mb.EncodedPacketSink(audio);
   // One cut at a time over the shared input: cuts are quick local copies, requests are the slow part.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -110,8 +99,11 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
     // The packet playing at `end` is included, so the chunk covers at least [start, end).
     const last = Number.isFinite(end) ? await sink.getPacket(end) : null;
     const stop = last ? await sink.getNextPacket(last) : null;
-    const output = new Output({ format: outputFormat(format), target: new FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }) });
-    const source = new EncodedAudioPacketSource(codec!);
+    const output = new mb.Output({
+      format: outputFormat(mb, format),
+      target: new mb.FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }),
+    });
+    const source = new mb.EncodedAudioPacketSource(codec!);
     output.addAudioTrack(source);
     await output.start();
     try {
