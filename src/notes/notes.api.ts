@@ -94,7 +94,12 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     maxBytes: config.AUDIO_MAX_BYTES,
     dataDir: config.DATA_DIR,
   });
-  await app.register(noteReadRoutes, { db, publicBaseUrl: config.PUBLIC_BASE_URL, listCountLimit: config.NOTES_LIST_COUNT_LIMIT });
+  await app.register(noteReadRoutes, {
+    db,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    listCountLimit: config.NOTES_LIST_COUNT_LIMIT,
+    listCountCacheMs: config.NOTES_LIST_COUNT_CACHE_SECONDS * 1000,
+  });
   await app.register(exportRoutes, { db });
   await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
   await app.register(sectionRoutes, { db });

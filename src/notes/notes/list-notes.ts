@@ -56,15 +56,43 @@ export type ListNotesQuery = z.infer<typeof ListNotesQuery>;
 type Query = ListNotesQuery;
 
 /**
+ * Which (clinic, filters) counted beyond the count limit in the last `ttlMs`: paging through a
+ * large match (or several clients asking the same list) does not count the same 10,001 rows again.
+ * Only that verdict is kept — a total up to the limit is counted every time, so it stays exact and
+ * fresh; the verdict goes stale only if thousands of matches vanish within `ttlMs`
+ * (docs/notes-reads.md). Bounded: the oldest entries go first beyond `maxEntries`.
+ */
+export function beyondLimitCache(ttlMs: number, maxEntries = 1_000) {
+  const expiries = new Map<string, number>();
+  return {
+    has(key: string): boolean {
+      const expiry = expiries.get(key);
+      if (expiry === undefined) return false;
+      if (expiry > Date.now()) return true;
+      expiries.delete(key);
+      return false;
+    },
+    add(key: string): void {
+      if (ttlMs <= 0) return;
+      expiries.delete(key);
+      expiries.set(key, Date.now() + ttlMs);
+      if (expiries.size > maxEntries) expiries.delete(expiries.keys().next().value!);
+    },
+  };
+}
+export type BeyondLimitCache = ReturnType<typeof beyondLimitCache>;
+
+/**
  * One page, newest first, and the total (`exact: false` when it is a lower bound). The page comes first: when it is the last one (not full)
  * the total follows from it and nothing is counted. Otherwise the count stops at `countLimit` + 1
  * rows unless `count=exact`: an exact count(*) over a large match (a common name in a clinic with a
  * million notes) costs hundreds of milliseconds, the page itself under one (docs/notes-reads.md).
+ * A filter that counted beyond the limit moments ago is not counted again (`beyondLimit`).
  */
 export async function listNotes(
   caller: NotesCaller,
   query: Query,
-  { db, publicBaseUrl, countLimit }: { db: Db; publicBaseUrl: string; countLimit: number },
+  { db, publicBaseUrl, countLimit, beyondLimit }: { db: Db; publicBaseUrl: string; countLimit: number; beyondLimit: BeyondLimitCache },
 ) {
   const where = noteFilters(caller.clinicId, query);
   const offset = (query.page - 1) * query.limit;
@@ -75,21 +103,31 @@ export async function listNotes(
     {
       seen: offset + rows.length,
       countLimit: query.count === 'exact' ? undefined : countLimit,
+      beyondLimit,
+      key: filterKey(caller.clinicId, query),
     },
     db,
   );
   return { items: rows.map((row) => toNoteBody(row, publicBaseUrl)), total, exact };
 }
 
+/** The clinic and the filters: what the count depends on (not the page, the limit or `count`). */
+function filterKey(clinicId: string, { transcription_status, name, from, to, days, external_id }: Query): string {
+  return JSON.stringify([clinicId, transcription_status, name, from, to, days, external_id]);
+}
+
 async function totalOf(
   where: SQL,
   lastPage: boolean,
-  { seen, countLimit }: { seen: number; countLimit: number | undefined },
+  { seen, countLimit, beyondLimit, key }: { seen: number; countLimit: number | undefined; beyondLimit: BeyondLimitCache; key: string },
   db: Db,
 ): Promise<{ total: number; exact: boolean }> {
   if (lastPage) return { total: seen, exact: true };
+  // At least this many; more pages than that still answer.
+  const lowerBound = (limit: number) => ({ total: Math.max(limit, seen), exact: false });
+  if (countLimit !== undefined && beyondLimit.has(key)) return lowerBound(countLimit);
   const counted = await countNotes(where, countLimit, db);
   if (countLimit === undefined || counted <= countLimit) return { total: counted, exact: true };
-  // At least this many; more pages than that still answer.
-  return { total: Math.max(countLimit, seen), exact: false };
+  beyondLimit.add(key);
+  return lowerBound(countLimit);
 }

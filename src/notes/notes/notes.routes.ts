@@ -34,9 +34,14 @@ const tags = ['Notes'];
 
 export async function noteReadRoutes(
   app: AppInstance,
-  { db, publicBaseUrl, listCountLimit }: { db: Db; publicBaseUrl: string; listCountLimit: number },
+  {
+    db,
+    publicBaseUrl,
+    listCountLimit,
+    listCountCacheMs,
+  }: { db: Db; publicBaseUrl: string; listCountLimit: number; listCountCacheMs: number },
 ) {
-  const notes = notesService({ db, publicBaseUrl, listCountLimit });
+  const notes = notesService({ db, publicBaseUrl, listCountLimit, listCountCacheMs });
 
   app.get(
     '/notes',
