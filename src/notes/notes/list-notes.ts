@@ -39,7 +39,9 @@ export const NoteListEnvelope = z
       total_exact: z.boolean().meta({
         description:
           'False when more notes match than the count limit (10,000 by default): `total` is then a lower bound; ' +
-          'later pages still answer. Ask `count=exact` for the full count.',
+          'later pages still answer. Ask `count=exact` for the full count. A list whose filters counted beyond the limit ' +
+          'is not counted again for a few seconds (NOTES_LIST_COUNT_CACHE_SECONDS, default 5): it keeps answering the lower bound. ' +
+          'A total up to the limit is always counted afresh.',
       }),
     }),
     notes: z.array(ListItem).meta({ description: 'The same items, in the NoteListResponse shape' }),
