@@ -88,11 +88,15 @@ describe('cutting audio into chunks without re-encoding', () => {
   it.each([
     ['its index after the audio', ['-movflags', '-faststart']],
     ['fragments (read by mediabunny instead)', ['-movflags', 'frag_keyframe+empty_moov', '-frag_duration', '10000000']],
-  ])('cuts an m4a with %s', async (_layout, flags) => {
-    const source = path.join(dir, `layout-${flags[1]}.m4a`);
-    await encode(await toneFile('wav', SECONDS), source, ['-c:a', 'aac', '-b:a', '48k', ...flags]);
-    await expectChunksHoldTheirSeconds(source, 'm4a', SECONDS);
-  }, 120_000);
+  ])(
+    'cuts an m4a with %s',
+    async (_layout, flags) => {
+      const source = path.join(dir, `layout-${flags[1]}.m4a`);
+      await encode(await toneFile('wav', SECONDS), source, ['-c:a', 'aac', '-b:a', '48k', ...flags]);
+      await expectChunksHoldTheirSeconds(source, 'm4a', SECONDS);
+    },
+    120_000,
+  );
 
   it('cuts a WAV whose header carries extra chunks and a streaming recorder’s unknown data size', async () => {
     const source = await toneFile('wav', SECONDS);
