@@ -188,6 +188,8 @@ async function main() {
   if (runs('long-audio')) {
     process.stdout.write('\nLong audio in chunks (bench/long-audio.ts, same Postgres server):\n');
     await runChild(['bench/long-audio.ts'], { DATABASE_URL: settings.adminUrl });
+    process.stdout.write('\nLong audio split alone, every format (bench/long-audio-split.ts):\n');
+    await runChild(['bench/long-audio-split.ts'], {});
   }
 
   const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
