@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { DatabaseAvailability } from '../db/availability.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, errorNameFor } from '../errors.ts';
+import { markErrorCode } from '../metrics/http.ts';
 
 export interface ErrorBody {
   error: string;
@@ -74,6 +75,7 @@ function clientWentAway(request: FastifyRequest): boolean {
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
+  markErrorCode(request, response.code);
   const body: ErrorBody = {
     error: errorNameFor(response.status),
     message: response.message,

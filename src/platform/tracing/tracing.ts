@@ -1,0 +1,48 @@
+import type { Config } from '../config.ts';
+
+// OpenTelemetry traces, off unless an OTLP endpoint is configured. This file loads nothing of
+// OpenTelemetry: the SDK (otel.ts) is imported only when tracing is on, so a process without it
+// keeps its start time and memory.
+
+/** What the app asks of tracing; every call site works (untraced) when `tracing()` is undefined. */
+export interface Tracing {
+  /** The active span's context as W3C headers (`traceparent`), to carry in a job payload. */
+  carrier(): Record<string, string> | undefined;
+  /** Runs a job inside its own span, linked to the span that sent it (the carrier's). */
+  inJobSpan<T>(queue: string, jobId: string, carrier: unknown, run: () => Promise<T>): Promise<T>;
+  /** Names the current request's span after its route template (`GET /notes/v1/notes/:id`). */
+  nameRequest(method: string, route: string): void;
+  /** Sends what is buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+let active: Tracing | undefined;
+
+/** The running tracing, or undefined when traces are off. */
+export function tracing(): Tracing | undefined {
+  return active;
+}
+
+type TracingConfig = Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SDK_DISABLED'>;
+
+export function tracingConfigured(config: TracingConfig): boolean {
+  return !config.OTEL_SDK_DISABLED && Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/**
+ * Starts the OpenTelemetry SDK when configured (once per process; later calls return the running
+ * one). Call before the app opens its database, so the pg and HTTP instrumentations are in place.
+ */
+export async function startTracing(config: TracingConfig & Pick<Config, 'ROLE'>, version: string): Promise<Tracing | undefined> {
+  if (active || !tracingConfigured(config)) return active;
+  const { startOpenTelemetry } = await import('./otel.ts');
+  active = await startOpenTelemetry({ role: config.ROLE, version });
+  return active;
+}
+
+/** Stops tracing (flushing its spans); tracing() is undefined afterwards. */
+export async function stopTracing(): Promise<void> {
+  const running = active;
+  active = undefined;
+  await running?.shutdown();
+}
