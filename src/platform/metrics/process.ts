@@ -1,4 +1,3 @@
-import { collectDefaultMetrics } from 'prom-client';
 import { gauge, registry } from './registry.ts';
 
 // Process and Node figures (prom-client's defaults: CPU, memory, event loop lag, GC, handles),
@@ -36,9 +35,11 @@ const buildInfo = gauge('vetflow_build_info', 'Always 1; the labels say what run
 let defaultsStarted = false;
 
 /** Node's default metrics (once per process) and the build information. */
-export function startProcessMetrics(build: { version: string; commit: string; role: string }): void {
+export async function startProcessMetrics(build: { version: string; commit: string; role: string }): Promise<void> {
   if (!defaultsStarted) {
     defaultsStarted = true;
+    // Loaded here, not at start-up: prom-client's index brings @opentelemetry/api (registry.ts).
+    const { collectDefaultMetrics } = await import('prom-client');
     collectDefaultMetrics({ register: registry, prefix: 'vetflow_' });
   }
   buildInfo.reset();

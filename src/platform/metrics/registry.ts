@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
 
 // One registry for every vetflow metric: the metrics listener serves exactly this one. Metrics are
 // created at import and counted always (a counter increment costs nanoseconds); the HTTP hooks,
@@ -6,6 +7,15 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 //
 // Labels never carry a key, token, clinic, patient, note id or raw path: only values from small
 // fixed sets (route templates, methods, status classes, error codes of the catalogue, queue names).
+
+// prom-client's classes from their own files: its index also loads the default collectors, one
+// of which requires @opentelemetry/api, and a process without METRICS_PORT or traces must load
+// nothing of OpenTelemetry. The defaults are loaded by startProcessMetrics, only when scraped.
+const require = createRequire(import.meta.url);
+const Registry = require('prom-client/lib/registry') as typeof PromClient.Registry;
+const Counter = require('prom-client/lib/counter') as typeof PromClient.Counter;
+const Gauge = require('prom-client/lib/gauge') as typeof PromClient.Gauge;
+const Histogram = require('prom-client/lib/histogram') as typeof PromClient.Histogram;
 
 export const registry = new Registry();
 
@@ -18,7 +28,12 @@ export function counter<L extends string>(name: string, help: string, labelNames
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
-export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void) {
+export function gauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  collect?: (this: PromClient.Gauge<L>) => void,
+) {
   return new Gauge<L>({ name, help, labelNames, registers: [registry], ...(collect ? { collect } : {}) });
 }
 

@@ -18,7 +18,7 @@ export async function startMetrics(
   config: MetricsConfig,
   parts: { database: Database; boss: Parameters<typeof pollQueueStats>[0]; queues: readonly string[]; logger: Logger },
 ): Promise<MetricsServer> {
-  startProcessMetrics({ version: VERSION, commit: config.BUILD_COMMIT, role: config.ROLE });
+  await startProcessMetrics({ version: VERSION, commit: config.BUILD_COMMIT, role: config.ROLE });
   const stopPool = reportPool(() => parts.database.poolStats?.());
   const stopPoll = pollQueueStats(parts.boss, parts.queues, config.METRICS_QUEUE_INTERVAL_SECONDS, parts.logger);
   try {
