@@ -43,7 +43,7 @@ describe('without an OTLP endpoint', () => {
     const counts = [];
     try {
       for (const env of [{}, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }] as Record<string, string>[]) {
-        const where = own ? { DATABASE_URL: own.url } : {};
+        const where: Record<string, string> = own ? { DATABASE_URL: own.url } : {};
         const server = await startServer({ DATA_DIR: mkdtempSync(path.join(dataDir, 'p-')), ...where, ...watch, ...env });
         await server.stop();
         counts.push(Number(/WATCHED_MODULES (\d+)/.exec(server.output.join('\n'))?.[1]));
