@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../src/platform/jobs.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
+import { ROOT } from '../helpers/processes.ts';
 import { type Scrape, scrape } from '../helpers/prometheus.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startReceiver } from '../notes/webhooks-receiver.ts';
@@ -192,6 +195,17 @@ describe('GET /metrics on METRICS_PORT', () => {
     expect(now.value('vetflow_build_info', { version: '0.1.0', commit: 'abc1234', role: 'all' })).toBe(1);
     expect(now.value('vetflow_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
     expect(now.families.has('vetflow_nodejs_eventloop_lag_seconds')).toBe(true);
+  });
+});
+
+describe('the Grafana dashboard', () => {
+  it('queries only metrics the app exposes', async () => {
+    const dashboard = readFileSync(path.join(ROOT, 'ops/grafana/dashboards/vetflow.json'), 'utf8');
+    const names = new Set([...dashboard.matchAll(/\b(vetflow_[a-z0-9_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')));
+    expect(names.size).toBeGreaterThan(20);
+    const now = await metrics();
+    const missing = [...names].filter((name) => !now.families.has(name) && !now.families.has(`${name}_count`));
+    expect(missing).toEqual([]);
   });
 });
 

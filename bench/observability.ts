@@ -1,0 +1,130 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { startServer } from '../test/helpers/processes.ts';
+import { measureIdle } from './idle.ts';
+import type { BenchDatabase } from './lib/database.ts';
+import { runLoad } from './lib/load.ts';
+import { fmt, progress, type Row } from './lib/report.ts';
+import { startVetflow, type VetflowServer } from './lib/servers.ts';
+import { createNote } from './pipeline.ts';
+import { waitCompleted } from './reads.ts';
+
+export interface ObservabilityBenchOptions {
+  database: BenchDatabase;
+  workDir: string;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  /** Rounds of (metrics off, metrics on) load, alternated so drift of the shared machine hits both. */
+  rounds: number;
+  /** Starts per configuration for the idle figures (medians). */
+  idleRuns: number;
+}
+
+// The administrator's per-key limit would answer 429 within a second of load.
+const RATE_LIMIT = '1000000000';
+
+/**
+ * What observability costs: GET /notes/{id} throughput of two vetflow processes on one database,
+ * one without METRICS_PORT and one with it (HTTP metrics hooks on every request), loaded in turn;
+ * then idle RSS and start-up time with metrics off, metrics on, and traces on (exporting to a local
+ * sink), each the median of `idleRuns` starts.
+ */
+export async function runObservabilityBench(options: ObservabilityBenchOptions) {
+  const { database } = options;
+  const common = { DATABASE_URL: database.url, RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: RATE_LIMIT };
+  progress('observability: starting vetflow without and with METRICS_PORT');
+  const off: VetflowServer = await startVetflow({ ...common, DATA_DIR: path.join(options.workDir, 'obs-off') });
+  const on = await startServer({ ...common, DATA_DIR: path.join(options.workDir, 'obs-on'), METRICS_PORT: '0' });
+  const rows: Row[] = [];
+  let summary: Record<string, number>;
+  try {
+    const { id } = await createNote(off, 0);
+    await waitCompleted(database, id);
+    const load = async (label: string, baseUrl: string) => {
+      progress(`observability: ${label}, ${options.connections} connections, ${options.durationMs / 1000} s`);
+      const result = await runLoad({
+        url: baseUrl,
+        paths: [`/notes/v1/notes/${id}`],
+        headers: { 'x-api-key': off.apiKey },
+        connections: options.connections,
+        warmupMs: options.warmupMs,
+        durationMs: options.durationMs,
+      });
+      if (result.errors > 0 || (result.statuses['200'] ?? 0) !== result.requests) {
+        throw new Error(`${label}: ${result.errors} errors, statuses ${JSON.stringify(result.statuses)}`);
+      }
+      return result.rps;
+    };
+    const offRps: number[] = [];
+    const onRps: number[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      offRps.push(await load('GET /notes/{id}, metrics off', off.baseUrl));
+      onRps.push(await load('GET /notes/{id}, metrics on', on.baseUrl));
+    }
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    const overhead = 1 - mean(onRps) / mean(offRps);
+    rows.push({
+      measurement: `GET /notes/{id} with metrics on (mean of ${options.rounds} alternated runs)`,
+      value: fmt.perSecond(mean(onRps), 'req'),
+      baseline: fmt.perSecond(mean(offRps), 'req'),
+      ratio: fmt.ratio(mean(onRps) / mean(offRps)),
+      target: `overhead ≤ 3 % (here ${(overhead * 100).toFixed(1)} %)`,
+    });
+    summary = { metrics_on_rps: mean(onRps), metrics_off_rps: mean(offRps), overhead_percent: overhead * 100 };
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+
+  // Idle figures on the same (migrated) database; the trace sink accepts and drops every export.
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  try {
+    const idle = async (label: string, env: Record<string, string>) => {
+      progress(`observability: idle, ${label}, ${options.idleRuns} starts`);
+      return measureIdle(
+        { ...common, DATA_DIR: path.join(options.workDir, `idle-${label.replace(/\W+/g, '-')}`), ...env },
+        options.idleRuns,
+      );
+    };
+    const plain = await idle('metrics and traces off', {});
+    const metrics = await idle('metrics on', { METRICS_PORT: '0' });
+    const traces = await idle('traces on', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+    });
+    for (const [label, figures] of [
+      ['metrics on', metrics],
+      ['traces on', traces],
+    ] as const) {
+      rows.push({
+        measurement: `idle RSS, ${label} vs both off`,
+        value: fmt.mb(figures.rssMb * 1e6),
+        baseline: fmt.mb(plain.rssMb * 1e6),
+        ratio: fmt.ratio(figures.rssMb / plain.rssMb),
+      });
+      rows.push({
+        measurement: `start-up time, ${label} vs both off`,
+        value: fmt.ms(figures.startMs),
+        baseline: fmt.ms(plain.startMs),
+        ratio: fmt.ratio(figures.startMs / plain.startMs),
+      });
+    }
+    summary = {
+      ...summary,
+      idle_rss_off_mb: plain.rssMb,
+      idle_rss_metrics_mb: metrics.rssMb,
+      idle_rss_traces_mb: traces.rssMb,
+      start_off_ms: plain.startMs,
+      start_metrics_ms: metrics.startMs,
+      start_traces_ms: traces.startMs,
+    };
+  } finally {
+    sink.close();
+  }
+  return { rows, summary };
+}
