@@ -34,20 +34,30 @@ const RATE_LIMIT = '1000000000';
 export async function runObservabilityBench(options: ObservabilityBenchOptions) {
   const { database } = options;
   const common = { DATABASE_URL: database.url, RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: RATE_LIMIT };
-  progress('observability: starting vetflow without and with METRICS_PORT');
-  const off: VetflowServer = await startVetflow({ ...common, DATA_DIR: path.join(options.workDir, 'obs-off') });
-  const on = await startServer({ ...common, DATA_DIR: path.join(options.workDir, 'obs-on'), METRICS_PORT: '0' });
-  const rows: Row[] = [];
-  let summary: Record<string, number>;
+  // One process creates the note (workers on), then stops; the two measured processes serve HTTP
+  // only (ROLE=api), so no job or cron work of theirs lands in a measurement.
+  progress('observability: creating the note to read');
+  const setup: VetflowServer = await startVetflow({ ...common, DATA_DIR: path.join(options.workDir, 'obs-setup') });
+  let id: string;
   try {
-    const { id } = await createNote(off, 0);
+    id = (await createNote(setup, 0)).id;
     await waitCompleted(database, id);
+  } finally {
+    await setup.stop();
+  }
+  progress('observability: starting vetflow (ROLE=api) without and with METRICS_PORT');
+  const api = { ...common, ROLE: 'api' };
+  const off = await startServer({ ...api, DATA_DIR: path.join(options.workDir, 'obs-off') });
+  const on = await startServer({ ...api, DATA_DIR: path.join(options.workDir, 'obs-on'), METRICS_PORT: '0' });
+  const rows: Row[] = [];
+  let summary: Record<string, number | number[]>;
+  try {
     const load = async (label: string, baseUrl: string) => {
       progress(`observability: ${label}, ${options.connections} connections, ${options.durationMs / 1000} s`);
       const result = await runLoad({
         url: baseUrl,
         paths: [`/notes/v1/notes/${id}`],
-        headers: { 'x-api-key': off.apiKey },
+        headers: { 'x-api-key': setup.apiKey },
         connections: options.connections,
         warmupMs: options.warmupMs,
         durationMs: options.durationMs,
@@ -59,9 +69,14 @@ export async function runObservabilityBench(options: ObservabilityBenchOptions) 
     };
     const offRps: number[] = [];
     const onRps: number[] = [];
+    // ABBA order: neither process is always first after the other's load.
     for (let round = 0; round < options.rounds; round++) {
-      offRps.push(await load('GET /notes/{id}, metrics off', off.baseUrl));
-      onRps.push(await load('GET /notes/{id}, metrics on', on.baseUrl));
+      const pair = [
+        async () => offRps.push(await load('GET /notes/{id}, metrics off', off.baseUrl)),
+        async () => onRps.push(await load('GET /notes/{id}, metrics on', on.baseUrl)),
+      ];
+      if (round % 2 === 1) pair.reverse();
+      for (const run of pair) await run();
     }
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     const overhead = 1 - mean(onRps) / mean(offRps);
@@ -72,7 +87,13 @@ export async function runObservabilityBench(options: ObservabilityBenchOptions) 
       ratio: fmt.ratio(mean(onRps) / mean(offRps)),
       target: `overhead ≤ 3 % (here ${(overhead * 100).toFixed(1)} %)`,
     });
-    summary = { metrics_on_rps: mean(onRps), metrics_off_rps: mean(offRps), overhead_percent: overhead * 100 };
+    summary = {
+      metrics_on_rps: mean(onRps),
+      metrics_off_rps: mean(offRps),
+      overhead_percent: overhead * 100,
+      metrics_on_runs: onRps.map(Math.round),
+      metrics_off_runs: offRps.map(Math.round),
+    };
   } finally {
     await on.stop();
     await off.stop();

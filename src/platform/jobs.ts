@@ -188,7 +188,7 @@ export class JobQueue {
           const context = { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, logger, signal: job.signal };
           const run = () => this.handleThroughOutages(definition, payload, context, job.expireInSeconds);
           const traced = tracing();
-          await (traced ? traced.inJobSpan(queue, job.id, (job.data as { [TRACE_FIELD]?: unknown })[TRACE_FIELD], run) : run());
+          await (traced ? traced.inJobSpan(queue, job.id, (job.data as { [TRACE_FIELD]?: unknown } | null)?.[TRACE_FIELD], run) : run());
           logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
           jobDuration.observe({ queue, outcome: 'completed' }, secondsSince(started));
           return { id: job.id, status: 'completed' };

@@ -5,7 +5,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import type { Tracing } from './tracing.ts';
+import type { Tracing } from './port.ts';
 
 // The OpenTelemetry SDK, configured by the standard OTEL_* variables (endpoint, protocol, headers,
 // sampler, service name, resource attributes), exporting traces only: metrics are Prometheus's

@@ -1,20 +1,11 @@
 import type { Config } from '../config.ts';
+import type { Tracing } from './port.ts';
+
+export type { Tracing };
 
 // OpenTelemetry traces, off unless an OTLP endpoint is configured. This file loads nothing of
 // OpenTelemetry: the SDK (otel.ts) is imported only when tracing is on, so a process without it
 // keeps its start time and memory.
-
-/** What the app asks of tracing; every call site works (untraced) when `tracing()` is undefined. */
-export interface Tracing {
-  /** The active span's context as W3C headers (`traceparent`), to carry in a job payload. */
-  carrier(): Record<string, string> | undefined;
-  /** Runs a job inside its own span, linked to the span that sent it (the carrier's). */
-  inJobSpan<T>(queue: string, jobId: string, carrier: unknown, run: () => Promise<T>): Promise<T>;
-  /** Names the current request's span after its route template (`GET /notes/v1/notes/:id`). */
-  nameRequest(method: string, route: string): void;
-  /** Sends what is buffered and stops. */
-  shutdown(): Promise<void>;
-}
 
 let active: Tracing | undefined;
 
