@@ -10,7 +10,7 @@ import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.t
 import { ROOT } from '../helpers/processes.ts';
 import { type Scrape, scrape } from '../helpers/prometheus.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
-import { startReceiver } from '../notes/webhooks-receiver.ts';
+import { registerWebhook, startReceiver } from '../notes/webhooks-receiver.ts';
 
 // A held job keeps its queue busy so the next ones wait; a failing one lands in its dead-letter queue.
 let release: () => void = () => {};
@@ -138,16 +138,7 @@ describe('GET /metrics on METRICS_PORT', () => {
   it('counts webhook deliveries, attempts, lag and endpoints disabled after failing too long', async () => {
     const good = await startReceiver();
     const bad = await startReceiver(() => 500);
-    const register = async (url: string) => {
-      const response = await app.inject({
-        method: 'POST',
-        url: '/notes/v1/webhooks',
-        headers: as(clinic.admin),
-        payload: { url, events: ['note.completed'] },
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      return response.json().id as string;
-    };
+    const register = async (url: string) => (await registerWebhook(app, clinic.admin, url)).id;
     const before = await metrics();
     for (const id of [await register(good.url), await register(bad.url)]) {
       expect((await app.inject({ method: 'POST', url: `/notes/v1/webhooks/${id}/test`, headers: as(clinic.admin) })).statusCode).toBe(202);
