@@ -23,7 +23,7 @@ async function timePerRequest(app: AppInstance, requests: number): Promise<numbe
 }
 
 /** Microseconds per request added by the metrics hooks (median of alternated rounds). */
-export async function measureMetricsHooks(rounds = 7, requests = 20_000) {
+export async function measureMetricsHooks(rounds = 5, requests = 10_000) {
   const [off, on] = [await appWith(false), await appWith(true)];
   await timePerRequest(off, 2_000);
   await timePerRequest(on, 2_000);
