@@ -2,7 +2,10 @@
 FROM node:24-slim
 
 WORKDIR /app
+# Shown in vetflow_build_info{commit}: docker build --build-arg BUILD_COMMIT=$(git rev-parse --short HEAD) .
+ARG BUILD_COMMIT=unknown
 ENV NODE_ENV=production \
+    BUILD_COMMIT=${BUILD_COMMIT} \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data

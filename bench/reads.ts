@@ -164,7 +164,7 @@ function checked(label: string, result: LoadResult): LoadResult {
   return result;
 }
 
-async function waitCompleted(database: BenchDatabase, id: string) {
+export async function waitCompleted(database: BenchDatabase, id: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const [row] = await database.query<{ transcription_status: string }>('SELECT transcription_status FROM notes WHERE id = $1', [id]);

@@ -8,6 +8,7 @@ import { type BenchDatabase, createBenchDatabase } from './lib/database.ts';
 import { rssBytes } from './lib/proc.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
 import { type BenchServer, startBareReadServer, startBareUploadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
+import { runObservabilityBench } from './observability.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runReadsBench } from './reads.ts';
 import { runSectioningBench } from './sectioning.ts';
@@ -16,9 +17,9 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning] [observability]` runs only the sections named (default: all).
 
-const SECTIONS = ['idle', 'upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning'] as const;
+const SECTIONS = ['idle', 'upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning', 'observability'] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -45,6 +46,8 @@ const settings = {
   listConnections: Number(process.env.BENCH_LIST_CONNECTIONS ?? 4),
   listWarmupMs: Number(process.env.BENCH_LIST_WARMUP_MS ?? 1_000),
   listDurationMs: Number(process.env.BENCH_LIST_DURATION_MS ?? 5_000),
+  observabilityRounds: Number(process.env.BENCH_OBSERVABILITY_ROUNDS ?? 3),
+  idleRuns: Number(process.env.BENCH_IDLE_RUNS ?? 3),
 };
 // The administrator's per-key limit (1000/min) would answer 429 within a second of load; the
 // limiter itself still runs on every request (one counter upsert), only its ceiling is raised.
@@ -83,6 +86,34 @@ async function main() {
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vetflow-bench-'));
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+
+  // Metrics and traces: their own vetflow processes and database, before anything else loads the machine.
+  let observability: Awaited<ReturnType<typeof runObservabilityBench>> | undefined;
+  if (runs('observability')) {
+    const own = await createBenchDatabase(settings.adminUrl);
+    try {
+      observability = await runObservabilityBench({
+        database: own,
+        workDir,
+        connections: settings.readConnections,
+        warmupMs: settings.readWarmupMs,
+        durationMs: settings.readDurationMs,
+        rounds: settings.observabilityRounds,
+        idleRuns: settings.idleRuns,
+      });
+    } finally {
+      await own.drop();
+    }
+    printTable(
+      'Observability (GET /notes/{id}: keep-alive load generator, metrics off and on alternated; idle: medians of starts)',
+      observability.rows,
+    );
+    if (selected.size === 1) {
+      process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, observability: observability.summary })}\n`);
+      return;
+    }
+  }
+
   const database: BenchDatabase = await createBenchDatabase(settings.adminUrl);
   cleanups.push(() => database.drop());
   const dataDir = path.join(workDir, 'data');
@@ -198,12 +229,14 @@ async function main() {
   if (runs('long-audio')) {
     process.stdout.write('\nLong audio in chunks (bench/long-audio.ts, same Postgres server):\n');
     await runChild(['bench/long-audio.ts'], { DATABASE_URL: settings.adminUrl });
+    process.stdout.write('\nLong audio split alone, every format (bench/long-audio-split.ts):\n');
+    await runChild(['bench/long-audio-split.ts'], {});
   }
 
   const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
   process.stdout.write(`\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)}\n`);
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, after })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, after })}\n`,
   );
 }
 

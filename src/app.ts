@@ -19,6 +19,9 @@ import { registerRouteRegistry } from './platform/http/route-registry.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
 import { type JobDefinition, JobQueue } from './platform/jobs.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
+import { registerHttpMetrics } from './platform/metrics/http.ts';
+import { startMetrics } from './platform/metrics/start.ts';
+import { tracing } from './platform/tracing/tracing.ts';
 import type { MessagingProvider } from './providers/messaging/port.ts';
 
 export interface AppOverrides {
@@ -89,9 +92,23 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ? new (await import('ioredis')).Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
     : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const platform: Platform = { config, database, jobs, redis, availability, draining: false, routes: [] };
+  const platform: Platform = { config, database, jobs, redis, availability, draining: false, routes: [], metrics: undefined };
   app.decorate('vetflow', platform);
   registerRouteRegistry(app, platform);
+  // First hooks of every request, whoever answers it (guards, the input boundary, 404s).
+  if (config.METRICS_PORT !== undefined) {
+    registerHttpMetrics(app, [
+      { name: 'notes', prefix: notesApiDescription.prefix },
+      { name: 'flow', prefix: flowApiDescription.prefix },
+    ]);
+  }
+  const traced = tracing();
+  if (traced) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.routeOptions.url) traced.nameRequest(request.method, request.routeOptions.url);
+      done();
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // JSON is the only body type the APIs take (multipart uploads register their own parser).
@@ -114,6 +131,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.
+    await platform.metrics?.close();
     await platform.jobs.stop(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000));
     availability.stop();
     await redis?.quit().catch(() => {});
@@ -125,6 +143,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await registerOpenApi(app, [notesApiDescription, flowApiDescription], config.PUBLIC_BASE_URL);
     await app.register(notesApi, { prefix: notesApiDescription.prefix, module: notesModule });
     await app.register(flowApi, { prefix: flowApiDescription.prefix, module: flowModule });
+  }
+  if (config.METRICS_PORT !== undefined) {
+    try {
+      platform.metrics = await startMetrics(config, { database, boss: jobs.boss, queues: jobs.queueNames, logger });
+    } catch (error) {
+      // METRICS_PORT taken, say: release what was opened before refusing to start.
+      await app.close().catch(() => {});
+      throw error;
+    }
   }
   return app;
 }

@@ -6,6 +6,8 @@ import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
+import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
+import { VERSION } from './platform/version.ts';
 
 // read config → buildApp → listen → start workers; SIGTERM/SIGINT close everything in order.
 
@@ -24,6 +26,8 @@ const logger = createLogger(config);
 let shuttingDown = false;
 
 try {
+  // Before the app opens its database, so its SQL is traced (nothing is loaded when traces are off).
+  if (await startTracing(config, VERSION)) logger.info('tracing: spans exported over OTLP');
   const app = await buildApp(config, { logger });
 
   closeWithGrace({ delay: config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
@@ -35,6 +39,7 @@ try {
     else logger.info({ signal, drain_ms: config.SHUTDOWN_DRAIN_MS }, 'shutting down');
     if (!err && config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
     await app.close();
+    await stopTracing().catch((error) => logger.warn({ err: error }, 'could not flush the last spans'));
   });
 
   // First start on an empty database: demo data whose secrets are printed once, after start-up.

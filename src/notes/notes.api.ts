@@ -71,7 +71,9 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     db,
     redis: app.vetflow.redis,
     subjectOf: (request) =>
-      request.notesCaller ? { key: `notes:${request.notesCaller.keyId}`, limitPerMinute: limits[request.notesCaller.role] } : null,
+      request.notesCaller
+        ? { key: `notes:${request.notesCaller.keyId}`, limitPerMinute: limits[request.notesCaller.role], role: request.notesCaller.role }
+        : null,
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -10,6 +10,7 @@ import type { AudioStorage } from '../providers/storage/port.ts';
 import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { createConfiguredProviders } from './pipeline/configured-providers.ts';
+import { measuredProviders } from './pipeline/measured-providers.ts';
 import { reconcileJob } from './pipeline/reconcile.job.ts';
 import { transcribeJob } from './pipeline/transcribe.job.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
@@ -54,7 +55,7 @@ export function createNotesModule(
   const transcribe = transcribeJob({
     db: database.db,
     storage,
-    ...providers,
+    ...measuredProviders(providers),
     timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
     heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,

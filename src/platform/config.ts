@@ -10,6 +10,7 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 const optionalUrl = optionalText.pipe(z.url().optional());
+const optionalPort = optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional());
 
 const trustProxy = z
   .string()
@@ -56,6 +57,16 @@ const variables = z.object({
   SHUTDOWN_DRAIN_MS: int(0, 0, 120_000),
   JOB_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   JOB_SUPERVISE_INTERVAL_SECONDS: int(60, 1, 3600),
+
+  // Observability (docs/operations.md): Prometheus metrics on their own listener (HOST:METRICS_PORT,
+  // off when unset), job queue figures read every METRICS_QUEUE_INTERVAL_SECONDS; OpenTelemetry
+  // traces when an OTLP endpoint is set (the SDK reads the other standard OTEL_* variables itself).
+  METRICS_PORT: optionalPort,
+  METRICS_QUEUE_INTERVAL_SECONDS: int(15, 1, 3600),
+  BUILD_COMMIT: z.string().trim().min(1).max(64).default('unknown'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_SDK_DISABLED: bool(false),
 
   TRANSCRIPTION_PROVIDER: z.enum(['sandbox', 'openai']).default('sandbox'),
   TRANSCRIPTION_BASE_URL: optionalUrl,

@@ -14,6 +14,9 @@ import type { DatabaseAvailability } from './db/availability.ts';
 import type { Database, Db } from './db/client.ts';
 import { sql } from './db/drizzle.ts';
 import type { Logger } from './logger.ts';
+import { jobDuration, jobQueueWait } from './metrics/jobs.ts';
+import { secondsSince } from './metrics/registry.ts';
+import { tracing } from './tracing/tracing.ts';
 
 /**
  * A background job: its queue name, payload schema, retry policy and handler, in one place.
@@ -52,6 +55,9 @@ const DEFAULT_QUEUE: Omit<Queue, 'name'> = {
   expireInSeconds: 900,
   deleteAfterSeconds: 7 * 24 * 3600,
 };
+
+/** The payload field that carries the sender's trace context (W3C traceparent) when tracing is on. */
+const TRACE_FIELD = '_trace';
 
 // Bounds the waiting loop should a database flap for the whole life of a job.
 const MAX_OUTAGE_RERUNS = 10;
@@ -135,6 +141,11 @@ export class JobQueue {
     await this.boss.updateQueue(name, updatable);
   }
 
+  /** The name of every queue this process defines (metrics read their statistics). */
+  get queueNames(): string[] {
+    return [...this.definitions.keys()];
+  }
+
   /** Starts handlers for every queue in this process (ROLE=worker or all). */
   async startWorkers(): Promise<void> {
     if (this.working) return;
@@ -168,13 +179,21 @@ export class JobQueue {
       jobs.map(async (job): Promise<JobResult> => {
         const logger = this.logger.child({ job: definition.name, jobId: job.id });
         const started = performance.now();
+        const queue = definition.name;
+        // Waiting counts from when the job was due: a retry's back-off is not waiting.
+        const due = Math.max(job.createdOn.getTime(), job.startAfter.getTime());
+        jobQueueWait.observe({ queue }, Math.max(0, job.startedOn.getTime() - due) / 1000);
         try {
           const payload = definition.payload.parse(job.data);
           const context = { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, logger, signal: job.signal };
-          await this.handleThroughOutages(definition, payload, context, job.expireInSeconds);
+          const run = () => this.handleThroughOutages(definition, payload, context, job.expireInSeconds);
+          const traced = tracing();
+          await (traced ? traced.inJobSpan(queue, job.id, (job.data as { [TRACE_FIELD]?: unknown } | null)?.[TRACE_FIELD], run) : run());
           logger.debug({ ms: Math.round(performance.now() - started) }, 'job done');
+          jobDuration.observe({ queue, outcome: 'completed' }, secondsSince(started));
           return { id: job.id, status: 'completed' };
         } catch (error) {
+          jobDuration.observe({ queue, outcome: 'failed' }, secondsSince(started));
           logger.warn({ err: error, ms: Math.round(performance.now() - started) }, 'job failed');
           const message = error instanceof Error ? error.message : String(error);
           return { id: job.id, status: 'failed', output: { message } };
@@ -220,7 +239,10 @@ export class JobQueue {
   async send<Payload>(definition: JobDefinition<Payload>, payload: Payload, options: SendJobOptions = {}): Promise<string | null> {
     if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
     const { tx, ...sendOptions } = options;
-    const data = definition.payload.parse(payload) as object;
+    const parsed = definition.payload.parse(payload) as object;
+    // With tracing on, the sender's trace context travels with the job (payload schemas drop it).
+    const carrier = tracing()?.carrier();
+    const data = carrier ? { ...parsed, [TRACE_FIELD]: carrier } : parsed;
     return this.boss.send(
       definition.name,
       data,

@@ -7,6 +7,7 @@ import { rateLimitCounters } from './db/schema/index.ts';
 import { AppError } from './errors.ts';
 import { toTimestamp } from './http/schemas.ts';
 import type { AppInstance } from './http/types.ts';
+import { markRateLimited } from './metrics/http.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -14,6 +15,8 @@ const WINDOW_MS = 60_000;
 export interface RateLimitSubject {
   key: string;
   limitPerMinute: number;
+  /** The caller's kind for metrics (`administrator`, `crm_key`): never the key itself. */
+  role: string;
 }
 
 export interface RateLimitOptions {
@@ -40,7 +43,8 @@ export async function registerRateLimit(app: AppInstance, options: RateLimitOpti
     max: (request) => options.subjectOf(request)?.limitPerMinute ?? Number.MAX_SAFE_INTEGER,
     allowList: (request) => options.subjectOf(request) === null,
     ...(options.redis ? { redis: options.redis, nameSpace: 'vetflow-rl:' } : { store: postgresStore(options.db) }),
-    errorResponseBuilder: (_request, context) => {
+    errorResponseBuilder: (request, context) => {
+      markRateLimited(request, options.subjectOf(request)?.role ?? 'unknown');
       const resetAt = new Date(Date.now() + context.ttl);
       return new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`, {
         limit: context.max,

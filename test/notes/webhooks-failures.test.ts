@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { startReceiver } from './webhooks-receiver.ts';
+import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
 // Two retries 1 s apart (±20 % jitter): a retryable failure is attempted 3 times in ~3 s, then
 // `failed`. A 1 s timeout keeps the hanging receiver quick while leaving loopback answers (and an
@@ -27,16 +27,7 @@ interface Delivery {
   next_attempt_at: string | null;
 }
 
-async function register(url: string) {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/webhooks',
-    headers: as(clinic.admin),
-    payload: { url, events: ['note.completed'] },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json() as { id: string; secret: string };
-}
+const register = (url: string) => registerWebhook(app, clinic.admin, url);
 
 async function sendTest(hookId: string) {
   const response = await app.inject({ method: 'POST', url: `/notes/v1/webhooks/${hookId}/test`, headers: as(clinic.admin) });

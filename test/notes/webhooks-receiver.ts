@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import type { AppInstance } from '../../src/app.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -31,4 +32,11 @@ export async function startReceiver(respond: (request: Received, index: number) 
     ofType: (type: string) => received.filter((entry) => JSON.parse(entry.body).type === type),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Registers a webhook endpoint through the API (201 or the test fails); its id and signing secret. */
+export async function registerWebhook(app: AppInstance, key: string, url: string, events = ['note.completed']) {
+  const response = await app.inject({ method: 'POST', url: '/notes/v1/webhooks', headers: { 'x-api-key': key }, payload: { url, events } });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: string; secret: string };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { ipBlocks } from '../../platform/metrics/security.ts';
 import { blockedSeconds, insertBlock, insertFailure } from './brute-force.repo.ts';
 
 // The brute-force guard shared by bearer authentication and login: more than `limit` failures from
@@ -63,6 +64,7 @@ export async function failAuthentication(ip: string, policy: BruteForcePolicy, e
   const failures = await insertFailure(ip, policy.windowSeconds, db);
   if (failures > policy.limit) {
     await insertBlock(ip, policy.blockSeconds, db);
+    ipBlocks.inc();
     throw tooManyFailures(policy.blockSeconds);
   }
   throw error;

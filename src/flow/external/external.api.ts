@@ -19,7 +19,7 @@ export async function externalApi(app: AppInstance, { module }: { module: FlowMo
     db: database.db,
     redis,
     subjectOf: (request) =>
-      request.crmKey ? { key: `crm:${request.crmKey.keyId}`, limitPerMinute: config.CRM_RATE_LIMIT_PER_MINUTE } : null,
+      request.crmKey ? { key: `crm:${request.crmKey.keyId}`, limitPerMinute: config.CRM_RATE_LIMIT_PER_MINUTE, role: 'crm_key' } : null,
   });
 
   await app.register(keyIdentityRoutes);

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../platform/db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { transcriptionChunks } from '../../platform/metrics/notes.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import { type ChunkRange, clock, planChunks, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
@@ -56,6 +57,7 @@ export async function transcribeNoteAudio(
     patientName: note.name,
   };
   const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
+  transcriptionChunks.observe(plan?.length ?? 1);
   if (!plan || plan.length === 1) return deps.transcriber.transcribe(input, signal);
 
   const done = await recordChunkPlan(note.id, plan, deps.db);

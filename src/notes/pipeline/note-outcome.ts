@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredTranscript } from '../../platform/db/schema/index.ts';
+import { notesCompleted, notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
 import { markNoteCompleted, markNoteFailed } from '../notes/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import type { WrittenNote } from './write-sections.ts';
@@ -13,19 +14,29 @@ export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
   return {
     /** Sections replaced, `completed`, event recorded; false when the note had left `processing`. */
     complete(id: string, transcript: StoredTranscript, written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>) {
-      return deps.db.transaction(async (tx) => {
-        if (!(await markNoteCompleted(id, transcript, written, tx))) return false;
-        await deps.events.completed(tx, id);
-        return true;
-      });
+      return deps.db
+        .transaction(async (tx) => {
+          if (!(await markNoteCompleted(id, transcript, written, tx))) return false;
+          await deps.events.completed(tx, id);
+          return true;
+        })
+        .then((completed) => {
+          if (completed) notesCompleted.inc();
+          return completed;
+        });
     },
     /** `failed` with its failure, event recorded; false when the note had already finished. */
     fail(id: string, failure: { code: string; message: string }) {
-      return deps.db.transaction(async (tx) => {
-        if (!(await markNoteFailed(id, failure, tx))) return false;
-        await deps.events.failed(tx, id);
-        return true;
-      });
+      return deps.db
+        .transaction(async (tx) => {
+          if (!(await markNoteFailed(id, failure, tx))) return false;
+          await deps.events.failed(tx, id);
+          return true;
+        })
+        .then((failed) => {
+          if (failed) notesFailed.inc({ code: outcomeOf(failure) });
+          return failed;
+        });
     },
   };
 }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
+import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
+import { secondsSince } from '../../platform/metrics/registry.ts';
 import type { Drafter } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
@@ -69,6 +71,8 @@ export function transcribeJob(deps: PipelineDeps) {
         await outcomes.fail(noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
         return;
       }
+      const transcribing = performance.now();
+      const provider = deps.transcriber.name;
       try {
         const transcript = await transcribeNoteAudio(
           {
@@ -83,20 +87,26 @@ export function transcribeJob(deps: PipelineDeps) {
           note,
           signal,
           logger,
-        );
+        ).catch((error) => {
+          transcriptionDuration.observe({ provider, outcome: outcomeOf(error) }, secondsSince(transcribing));
+          throw error;
+        });
+        transcriptionDuration.observe({ provider, outcome: 'ok' }, secondsSince(transcribing));
+        const sectioning = performance.now();
         const written = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );
+        sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
         // The code and a fixed description only: never the transcript, the draft or the server's words.
         if (written.fallback)
           logger.warn(
             { noteId, code: written.fallback.code, reason: written.fallback.message },
             'clinical draft unusable; note written verbatim',
           );
-        await outcomes.complete(
+        const completed = await outcomes.complete(
           noteId,
           {
             text: transcript.text,
@@ -108,6 +118,7 @@ export function transcribeJob(deps: PipelineDeps) {
           },
           written,
         );
+        if (completed) uploadToCompleted.observe((Date.now() - note.createdAt.getTime()) / 1000);
         await forgetChunks(noteId, deps.db);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },

@@ -5,6 +5,7 @@ import { findIdempotentResponse, recordIdempotentResponse } from '../../platform
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { notesCreated } from '../../platform/metrics/notes.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
@@ -130,6 +131,7 @@ export async function createNote(
       return { statusCode: 201, body, replayed: false };
     });
     storedKey = null;
+    notesCreated.inc();
     return outcome;
   } catch (error) {
     if (storedKey) await deps.storage.delete(storedKey).catch(() => {});

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpointsDisabled, webhookLag } from '../../platform/metrics/webhooks.ts';
 import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recordOutcome } from './deliveries.repo.ts';
 import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
 import { type DeliverJob, DeliverPayload } from './outbox.ts';
@@ -53,6 +54,7 @@ export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, delive
   if (!endpoint || !event) return;
   if (!endpoint.enabled) {
     await recordOutcome(delivery.id, { status: 'failed', statusCode: null, error: 'endpoint disabled' }, deps.db);
+    webhookDeliveries.inc({ outcome: 'failed' });
     return;
   }
   const result = await send(deps, endpoint, event.id, JSON.stringify(event.payload));
@@ -63,9 +65,11 @@ export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, delive
       await deps.jobs().send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
     }
   });
+  countAttempt(outcome, event.createdAt);
   if (outcome.status === 'delivered') {
     await markEndpointHealthy(endpoint.id, deps.db);
   } else if (await markEndpointFailing(endpoint.id, deps.disableAfterSeconds, deps.db)) {
+    webhookEndpointsDisabled.inc();
     logger.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing too long');
   }
   logger.info(
@@ -79,6 +83,13 @@ export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, delive
     },
     'webhook delivery attempt',
   );
+}
+
+function countAttempt(outcome: DeliveryOutcome, eventCreatedAt: Date): void {
+  webhookAttempts.inc({ result: outcome.status === 'pending' ? 'retry' : outcome.status });
+  if (outcome.status === 'pending') return;
+  webhookDeliveries.inc({ outcome: outcome.status });
+  if (outcome.status === 'delivered') webhookLag.observe(Math.max(0, Date.now() - eventCreatedAt.getTime()) / 1000);
 }
 
 type SendOutcome = { statusCode: number; bodyStart: string } | { error: string; retryable: boolean };

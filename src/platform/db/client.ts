@@ -24,6 +24,8 @@ export interface Database {
   withMigrationLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The connection pool's figures (metrics); absent on the embedded database, which has none. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 /**
@@ -129,6 +131,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     async ping() {
       await pool.query('select 1');
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await pool.end();
     },

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { DatabaseAvailability } from '../db/availability.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, errorNameFor } from '../errors.ts';
+import { markErrorCode } from '../metrics/http.ts';
 
 export interface ErrorBody {
   error: string;
@@ -89,6 +90,7 @@ function bodyOf(response: ErrorResponse, requestId: string): ErrorBody {
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, response: ErrorResponse) {
+  markErrorCode(request, response.code);
   const body = bodyOf(response, request.id);
   if (response.headers) reply.headers(response.headers);
   // Also set here: framework errors are answered outside the routes' onSend hooks.

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { DatabaseAvailability } from '../db/availability.ts';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs.ts';
+import type { MetricsServer } from '../metrics/start.ts';
 import type { RouteAccess } from './route-access.ts';
 
 /** What every route and plugin can reach: configuration, the database and the job queue. */
@@ -20,6 +21,8 @@ export interface Platform {
   draining: boolean;
   /** Every route the app registered, with its config and access: the start-up check and the shared suites read it. */
   readonly routes: RouteRecord[];
+  /** The `/metrics` listener when METRICS_PORT is set (its port: 0 in the config picks a free one). */
+  metrics: MetricsServer | undefined;
 }
 
 export interface RouteRecord {

@@ -50,6 +50,8 @@ export function gapFeatures(words: RunWord[], i: number, wordsSinceCut: number, 
     `l2:${at(i - 2)}_${left}`,
     `ls:${stem(left)}`,
     `rs:${stem(right)}`,
+    `lrs:${stem(left)}_${stem(right)}`,
+    `r3:${right}_${at(i + 1)}_${at(i + 2)}`,
     `d:${distanceBucket(wordsSinceCut)}`,
   ];
   const rawLeft = original.slice(words[i - 1]!.start, words[i - 1]!.end);

@@ -1,95 +1,74 @@
 // Cuts a time range out of an audio file without re-encoding: the compressed packets of the range
-// are copied into a new file of the same container (mediabunny, pure TypeScript: no ffmpeg, no
-// native build). Memory stays bounded: the source is read through a small cache, the chunk is
-// written straight to disk.
+// are copied into a new file of the same container, in pure TypeScript (no ffmpeg, no native
+// build). Memory stays bounded whatever the audio's length: WAV is cut by byte arithmetic, MP3
+// and ADTS by a streaming pass over frame headers, MP4 from its sample table (wav.ts, frames.ts,
+// mp4.ts); only MP4 layouts that reader leaves alone go through mediabunny.
 
-import { open } from 'node:fs/promises';
 import type * as Mediabunny from 'mediabunny';
 import type { AudioFormat } from '../port.ts';
+import { AudioSplitError, type AudioSplitter, type WrittenChunk } from './file-io.ts';
+import { openFrameSplitter } from './frames.ts';
+import { openMp4Splitter } from './mp4.ts';
+import { openWavSplitter } from './wav.ts';
 
-export interface WrittenChunk {
-  /** Where the chunk's first packet sits in the whole audio (< 0 for a priming packet): its transcript's times start here. */
-  offsetSeconds: number;
-  durationSeconds: number;
-}
+export { AudioSplitError, type AudioSplitter, type WrittenChunk } from './file-io.ts';
 
-/** The audio cannot be read as its format says (corrupt, or a codec the container writer lacks). */
-export class AudioSplitError extends Error {
-  override name = 'AudioSplitError';
-}
-
-/** The writer's buffer (mediabunny's default is 16 MiB per output, times the chunks in flight). */
+/** The writer's buffer (mediabunny's default is 16 MiB per output). */
 const WRITE_CHUNK_BYTES = 2 ** 20;
 
-// mediabunny is loaded by the first split (~20 MB of RSS that a server without long audio never needs).
-type Mb = typeof Mediabunny;
-
-function inputFormats(mb: Mb, format: AudioFormat): Mediabunny.InputFormat[] {
-  return [{ mp3: mb.MP3, wav: mb.WAVE, m4a: mb.MP4, aac: mb.ADTS }[format]];
-}
-
-function outputFormat(mb: Mb, format: AudioFormat): Mediabunny.OutputFormat {
+async function openFormatSplitter(sourcePath: string, format: AudioFormat): Promise<AudioSplitter> {
   switch (format) {
-    case 'mp3':
-      return new mb.Mp3OutputFormat();
     case 'wav':
-      return new mb.WavOutputFormat();
+      return openWavSplitter(sourcePath);
+    case 'mp3':
     case 'aac':
-      return new mb.AdtsOutputFormat();
+      return openFrameSplitter(sourcePath, format);
     case 'm4a':
-      return new mb.Mp4OutputFormat();
+      return (await openMp4Splitter(sourcePath)) ?? (await openMediabunnySplitter(sourcePath));
   }
 }
 
-export interface AudioSplitter {
-  /** Writes the packets covering [start, end) seconds to `outPath`, timed from 0; `end` may be Infinity. */
-  cut(start: number, end: number, outPath: string): Promise<WrittenChunk>;
-  close(): void;
+/**
+ * A splitter for the file. Cuts run one at a time: they are quick local copies through shared
+ * buffers, the requests are the slow part.
+ */
+export async function openSplitter(sourcePath: string, format: AudioFormat): Promise<AudioSplitter> {
+  const splitter = await openFormatSplitter(sourcePath, format);
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    cut(start, end, outPath) {
+      const result = queue.then(() => splitter.cut(start, end, outPath));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    close: () => splitter.close(),
+  };
 }
 
 /**
- * The source file through a read-ahead that grows to a few MiB. mediabunny's own FilePathSource
- * reads 64 KiB blocks, and its MP3 reader asks for 64 KiB from every frame: nearly every request
- * straddles two blocks and is copied into a fresh 64 KiB array, gigabytes of garbage for an hour
- * of MP3 (hundreds of MB of peak RSS). With multi-MiB blocks such copies become rare.
+ * MP4 layouts the sample-table reader leaves alone (fragmented, compact sizes), through mediabunny's
+ * reader. mediabunny is loaded here, on first use (~20 MB of RSS an idle server does not need).
  */
-async function fileSource(mb: Mb, sourcePath: string) {
-  const handle = await open(sourcePath, 'r');
-  const { size } = await handle.stat();
-  return new mb.CustomSource({
-    getSize: () => size,
-    read: async (start, end) => {
-      const bytes = new Uint8Array(end - start);
-      await handle.read(bytes, 0, bytes.byteLength, start);
-      return bytes;
-    },
-    dispose: () => void handle.close(),
-    // 'network' grows the read-ahead of a sequential reader up to 8 MiB per read.
-    prefetchProfile: 'network',
-    maxCacheSize: 16 * 2 ** 20,
-  });
-}
-
-export async function openSplitter(sourcePath: string, format: AudioFormat): Promise<AudioSplitter> {
-  const mb = await import('mediabunny');
-  const input = new mb.Input({ source: await fileSource(mb, sourcePath), formats: inputFormats(mb, format) });
+async function openMediabunnySplitter(sourcePath: string): Promise<AudioSplitter> {
+  const { EncodedAudioPacketSource, EncodedPacketSink, FilePathSource, FilePathTarget, Input, MP4, Mp4OutputFormat, Output } = await import(
+    'mediabunny'
+  );
+  const input = new Input({ source: new FilePathSource(sourcePath), formats: [MP4] });
   let track: Mediabunny.InputAudioTrack | null;
   try {
     track = await input.getPrimaryAudioTrack();
   } catch (error) {
     input.dispose();
-    throw new AudioSplitError(`the ${format} audio cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new AudioSplitError(`the m4a audio cannot be read: ${(error as Error).message}`, { cause: error });
   }
   const codec = track?.codec;
   if (!track || !codec) {
     input.dispose();
-    throw new AudioSplitError(`the ${format} audio has no audio track this service can split`);
+    throw new AudioSplitError(`the m4a audio has no audio track this service can split`);
   }
   const audio = track;
   const decoderConfig = await audio.getDecoderConfig();
-  const sink = new mb.EncodedPacketSink(audio);
-  // One cut at a time over the shared input: cuts are quick local copies, requests are the slow part.
-  let queue: Promise<unknown> = Promise.resolve();
+  const sink = new EncodedPacketSink(audio);
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
     // From the very first packet at the start (an AAC priming packet has a negative time) and to
@@ -99,11 +78,8 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
     // The packet playing at `end` is included, so the chunk covers at least [start, end).
     const last = Number.isFinite(end) ? await sink.getPacket(end) : null;
     const stop = last ? await sink.getNextPacket(last) : null;
-    const output = new mb.Output({
-      format: outputFormat(mb, format),
-      target: new mb.FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }),
-    });
-    const source = new mb.EncodedAudioPacketSource(codec!);
+    const output = new Output({ format: new Mp4OutputFormat(), target: new FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }) });
+    const source = new EncodedAudioPacketSource(codec!);
     output.addAudioTrack(source);
     await output.start();
     try {
@@ -122,12 +98,5 @@ export async function openSplitter(sourcePath: string, format: AudioFormat): Pro
     }
   }
 
-  return {
-    cut(start, end, outPath) {
-      const result = queue.then(() => cut(start, end, outPath));
-      queue = result.catch(() => undefined);
-      return result;
-    },
-    close: () => input.dispose(),
-  };
+  return { cut, close: () => input.dispose() };
 }

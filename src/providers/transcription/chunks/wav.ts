@@ -1,0 +1,86 @@
+// WAV chunks by arithmetic: the header says how many bytes a second takes and how large one
+// sample frame (block) is, so the chunk for a time range is a byte range of the data, copied after
+// the source's own format chunk. Nothing is decoded or indexed.
+
+import { type FileHandle, open } from 'node:fs/promises';
+import { AudioSplitError, type AudioSplitter, copyRange, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
+
+interface WavLayout {
+  /** The whole `fmt ` chunk (header and body, padded to even), copied into every chunk. */
+  fmtChunk: Buffer;
+  byteRate: number;
+  blockAlign: number;
+  dataStart: number;
+  dataBytes: number;
+}
+
+async function readLayout(handle: FileHandle, size: number): Promise<WavLayout> {
+  const head = Buffer.alloc(12);
+  await handle.read(head, 0, 12, 0);
+  if (head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') {
+    throw new AudioSplitError('the wav audio has no RIFF/WAVE header');
+  }
+  let fmtChunk: Buffer | null = null;
+  const chunkHeader = Buffer.alloc(8);
+  for (let pos = 12; pos + 8 <= size; ) {
+    await handle.read(chunkHeader, 0, 8, pos);
+    const id = chunkHeader.toString('latin1', 0, 4);
+    const bytes = chunkHeader.readUInt32LE(4);
+    if (id === 'fmt ' && bytes >= 16 && bytes <= 1024) {
+      fmtChunk = Buffer.alloc(8 + bytes + (bytes % 2));
+      await handle.read(fmtChunk, 0, fmtChunk.length, pos);
+    } else if (id === 'data') {
+      if (!fmtChunk) break;
+      const byteRate = fmtChunk.readUInt32LE(16);
+      const blockAlign = fmtChunk.readUInt16LE(20);
+      if (byteRate === 0 || blockAlign === 0) break;
+      const dataStart = pos + 8;
+      // A recorder that streamed the file may have left the size 0 or 0xFFFFFFFF: the data runs to the end.
+      const dataBytes = bytes === 0 || dataStart + bytes > size ? size - dataStart : bytes;
+      return { fmtChunk, byteRate, blockAlign, dataStart, dataBytes };
+    }
+    pos += 8 + bytes + (bytes % 2);
+  }
+  throw new AudioSplitError('the wav audio has no readable fmt and data chunks');
+}
+
+export async function openWavSplitter(sourcePath: string): Promise<AudioSplitter> {
+  const handle = await open(sourcePath, 'r');
+  let layout: WavLayout;
+  try {
+    layout = await readLayout(handle, (await handle.stat()).size);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const { fmtChunk, byteRate, blockAlign, dataStart, dataBytes } = layout;
+  const blocks = Math.floor(dataBytes / blockAlign);
+  const buffer = Buffer.allocUnsafe(IO_BUFFER_BYTES);
+  const blockAt = (seconds: number) => Math.min(blocks - 1, Math.max(0, Math.floor((seconds * byteRate) / blockAlign)));
+
+  async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
+    if (blocks === 0) throw new AudioSplitError('the wav audio has no samples');
+    // From the block playing at `start` to the one playing at `end`, both included.
+    const first = blockAt(start);
+    const last = Number.isFinite(end) ? blockAt(end) : blocks - 1;
+    const bytes = (last - first + 1) * blockAlign;
+    const header = Buffer.alloc(12 + fmtChunk.length + 8);
+    header.write('RIFF', 0, 'latin1');
+    header.writeUInt32LE(header.length - 8 + bytes + (bytes % 2), 4);
+    header.write('WAVE', 8, 'latin1');
+    fmtChunk.copy(header, 12);
+    header.write('data', 12 + fmtChunk.length, 'latin1');
+    header.writeUInt32LE(bytes, 16 + fmtChunk.length);
+    const target = await open(outPath, 'w');
+    try {
+      await writeAll(target, header);
+      await copyRange(handle, dataStart + first * blockAlign, dataStart + first * blockAlign + bytes, target, buffer);
+      if (bytes % 2) await writeAll(target, Buffer.alloc(1));
+    } finally {
+      await target.close();
+    }
+    return { offsetSeconds: (first * blockAlign) / byteRate, durationSeconds: bytes / byteRate };
+  }
+
+  return { cut, close: () => void handle.close() };
+}
