@@ -3,6 +3,7 @@
 // some self-hosted servers handle chunked uploads poorly.
 
 import { randomUUID } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 export interface StreamedFile {
@@ -35,8 +36,16 @@ const encoder = new TextEncoder();
 // Quotes and line breaks would break the part header; the server only needs the extension.
 const headerSafe = (value: string) => value.replace(/["\r\n\\]/g, '_');
 
-/** `signal` ends the upload: the audio stream is destroyed even while a read is pending. */
-export function multipartBody(fields: Record<string, string>, file: StreamedFile, signal?: AbortSignal): MultipartBody {
+export interface MultipartEnvelope {
+  contentType: string;
+  /** The text parts and the file part's header: what goes before the file's bytes. */
+  head: Uint8Array;
+  /** What goes after them. */
+  tail: Uint8Array;
+}
+
+/** The bytes around the file of a multipart body holding `fields` and then the file. */
+export function multipartEnvelope(fields: Record<string, string>, file: Omit<StreamedFile, 'sizeBytes' | 'open'>): MultipartEnvelope {
   const boundary = `vetflow-${randomUUID()}`;
   let head = '';
   for (const [name, value] of Object.entries(fields)) {
@@ -45,8 +54,16 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
   head +=
     `--${boundary}\r\nContent-Disposition: form-data; name="${headerSafe(file.fieldName)}"; filename="${headerSafe(file.fileName)}"\r\n` +
     `Content-Type: ${headerSafe(file.contentType)}\r\n\r\n`;
-  const headBytes = encoder.encode(head);
-  const tailBytes = encoder.encode(`\r\n--${boundary}--\r\n`);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    head: encoder.encode(head),
+    tail: encoder.encode(`\r\n--${boundary}--\r\n`),
+  };
+}
+
+/** `signal` ends the upload: the audio stream is destroyed even while a read is pending. */
+export function multipartBody(fields: Record<string, string>, file: StreamedFile, signal?: AbortSignal): MultipartBody {
+  const { contentType, head: headBytes, tail: tailBytes } = multipartEnvelope(fields, file);
 
   async function* body(): AsyncGenerator<Uint8Array> {
     yield headBytes;
@@ -80,8 +97,25 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
   }
 
   return {
-    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentType,
     contentLength: headBytes.byteLength + file.sizeBytes + tailBytes.byteLength,
     body: body(),
   };
+}
+
+/**
+ * The whole multipart body as one Blob whose file part stays on disk: `fetch` sends a Blob by
+ * reading it in its own chunks, without the copy it makes of every chunk of an iterable body.
+ */
+export async function fileBody(file: string, sizeBytes: number, envelope: MultipartEnvelope): Promise<{ contentType: string; body: Blob }> {
+  let audio: Blob;
+  try {
+    audio = await openAsBlob(file);
+  } catch (error) {
+    throw new AudioReadError(`reading the audio failed: ${(error as Error).message}`, { sizeMismatch: false, cause: error });
+  }
+  if (audio.size !== sizeBytes) {
+    throw new AudioReadError(`the audio has ${audio.size} bytes, not the recorded ${sizeBytes}`, { sizeMismatch: true });
+  }
+  return { contentType: envelope.contentType, body: new Blob([envelope.head, audio, envelope.tail]) };
 }
