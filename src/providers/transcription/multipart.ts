@@ -3,7 +3,6 @@
 // some self-hosted servers handle chunked uploads poorly.
 
 import { randomUUID } from 'node:crypto';
-import { openAsBlob } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 export interface StreamedFile {
@@ -103,19 +102,3 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
   };
 }
 
-/**
- * The whole multipart body as one Blob whose file part stays on disk: `fetch` sends a Blob by
- * reading it in its own chunks, without the copy it makes of every chunk of an iterable body.
- */
-export async function fileBody(file: string, sizeBytes: number, envelope: MultipartEnvelope): Promise<{ contentType: string; body: Blob }> {
-  let audio: Blob;
-  try {
-    audio = await openAsBlob(file);
-  } catch (error) {
-    throw new AudioReadError(`reading the audio failed: ${(error as Error).message}`, { sizeMismatch: false, cause: error });
-  }
-  if (audio.size !== sizeBytes) {
-    throw new AudioReadError(`the audio has ${audio.size} bytes, not the recorded ${sizeBytes}`, { sizeMismatch: true });
-  }
-  return { contentType: envelope.contentType, body: new Blob([envelope.head, audio, envelope.tail]) };
-}

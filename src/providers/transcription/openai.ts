@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
 import { segmentsText } from './chunks/stitch.ts';
-import { AudioReadError, fileBody, multipartBody, multipartEnvelope } from './multipart.ts';
+import { postFile } from './file-upload.ts';
+import { AudioReadError, multipartBody, multipartEnvelope } from './multipart.ts';
 import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';
 
 export interface OpenAiTranscriberOptions {
@@ -80,19 +81,19 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
     const fields = { model: options.model, language, ...formatFields(responseFormat) };
     // The server infers the codec from the extension; the patient's file name is not its business.
     const file = { fieldName: 'file', fileName: `audio.${input.format}`, contentType: input.contentType };
-    let fromDisk: { contentType: string; body: Blob } | null = null;
-    if (input.audioFile) {
-      try {
-        fromDisk = await fileBody(input.audioFile, input.sizeBytes, multipartEnvelope(fields, file));
-      } catch (error) {
-        throw audioReadFailure(error) ?? error;
-      }
-    }
     return send({
       url: endpoint(options.baseUrl, 'audio/transcriptions'),
       init: (requestSignal) => {
-        if (fromDisk) {
-          return { method: 'POST', headers: { ...authorization(options.apiKey), 'content-type': fromDisk.contentType }, body: fromDisk.body };
+        const { audioFile } = input;
+        if (audioFile) {
+          const upload = {
+            url: endpoint(options.baseUrl, 'audio/transcriptions'),
+            headers: authorization(options.apiKey),
+            envelope: multipartEnvelope(fields, file),
+            file: audioFile,
+            sizeBytes: input.sizeBytes,
+          };
+          return { send: () => postFile(upload, requestSignal) };
         }
         const multipart = multipartBody(fields, { ...file, sizeBytes: input.sizeBytes, open: input.openAudio }, requestSignal);
         return {
