@@ -54,6 +54,23 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
   return providerError;
 }
 
+/** The one request the server saw: OpenAI's multipart form with our fields and the audio whole. */
+async function expectUpload(expected: { fileName: string; type: string; bytes: Buffer }) {
+  const [request] = server.requests;
+  expect(request).toMatchObject({ method: 'POST', path: '/v1/audio/transcriptions' });
+  expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
+  expect(request!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+  expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
+  const form = await formData(request!);
+  expect(form.get('model')).toBe('whisper-1');
+  expect(form.get('language')).toBe('pt');
+  expect(form.get('response_format')).toBe('verbose_json');
+  const file = form.get('file') as File;
+  expect(file.name).toBe(expected.fileName);
+  expect(file.type).toBe(expected.type);
+  expect(Buffer.from(await file.arrayBuffer()).equals(expected.bytes)).toBe(true);
+}
+
 const verbose = {
   task: 'transcribe',
   language: 'portuguese',
@@ -71,19 +88,7 @@ describe('openai transcriber', () => {
     const transcript = await transcriber().transcribe(fixtureInput(), signal());
 
     expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/audio/transcriptions' });
-    expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(request!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
-    expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
-    const form = await formData(request!);
-    expect(form.get('model')).toBe('whisper-1');
-    expect(form.get('language')).toBe('pt');
-    expect(form.get('response_format')).toBe('verbose_json');
-    const file = form.get('file') as File;
-    expect(file.name).toBe('audio.mp3');
-    expect(file.type).toBe('audio/mpeg');
-    expect(Buffer.from(await file.arrayBuffer()).equals(audioBytes)).toBe(true);
+    await expectUpload({ fileName: 'audio.mp3', type: 'audio/mpeg', bytes: audioBytes });
 
     expect(transcript).toEqual({
       text: 'Anamnese: tutor relata vômito. Exame físico: temperatura 39.',
@@ -287,18 +292,8 @@ describe('openai transcriber, audio in a local file (the chunks of a long note)'
     server.handle((_request, response) => json(response, 200, verbose));
     const transcript = await transcriber().transcribe(fileInput(), signal());
 
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/audio/transcriptions' });
-    expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(request!.headers['transfer-encoding']).toBeUndefined();
-    expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
-    const form = await formData(request!);
-    expect(form.get('model')).toBe('whisper-1');
-    expect(form.get('response_format')).toBe('verbose_json');
-    const file = form.get('file') as File;
-    expect(file.name).toBe('audio.wav');
-    expect(file.type).toBe('audio/wav');
-    expect(Buffer.from(await file.arrayBuffer()).equals(chunkBytes)).toBe(true);
+    expect(server.requests[0]!.headers['transfer-encoding']).toBeUndefined();
+    await expectUpload({ fileName: 'audio.wav', type: 'audio/wav', bytes: chunkBytes });
     expect(transcript.segments).toHaveLength(2);
   });
 

@@ -101,4 +101,3 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
     body: body(),
   };
 }
-
