@@ -102,6 +102,13 @@ async function writeBody(req: ClientRequest, handle: Awaited<ReturnType<typeof o
 function write(req: ClientRequest, bytes: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     if (req.destroyed) return reject(req.errored ?? new Error('the request was closed'));
-    req.write(bytes, (error) => (error ? reject(error) : resolve()));
+    // A request destroyed before its socket connected may never call back: its 'close' ends the wait.
+    const closed = () => reject(new Error('the request was closed'));
+    req.once('close', closed);
+    req.write(bytes, (error) => {
+      req.off('close', closed);
+      if (error) reject(error);
+      else resolve();
+    });
   });
 }
