@@ -29,7 +29,7 @@ export interface ProviderResponse {
 export interface SendOptions {
   url: string;
   /** The request; a function receives the signal that ends it (caller's abort or the deadline). */
-  init: RequestInit | ((signal: AbortSignal) => RequestInit);
+  init: RequestInit | ((signal: AbortSignal) => RequestInit | Transport);
   timeoutMs: number;
   signal: AbortSignal;
   codes: ErrorCodes;
@@ -41,6 +41,9 @@ export interface SendOptions {
   describeBodyFailure?: (cause: unknown) => ProviderError | null;
 }
 
+/** A request sent by the caller instead of `fetch` (failing like `fetch`: a body failure as `cause`), within the signal given to `init`. */
+export type Transport = { send(): Promise<ProviderResponse> };
+
 /** Sends the request and reads the whole response body, both within `timeoutMs`. */
 export async function send(options: SendOptions): Promise<ProviderResponse> {
   const { codes, serverName } = options;
@@ -48,6 +51,7 @@ export async function send(options: SendOptions): Promise<ProviderResponse> {
   const signal = AbortSignal.any([options.signal, deadline]);
   try {
     const init = typeof options.init === 'function' ? options.init(signal) : options.init;
+    if ('send' in init) return await init.send();
     const response = await fetch(options.url, { ...init, signal });
     return { status: response.status, headers: response.headers, body: await response.text() };
   } catch (error) {

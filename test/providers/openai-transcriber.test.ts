@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../src/providers/provider-error.ts';
@@ -52,6 +54,23 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
   return providerError;
 }
 
+/** The one request the server saw: OpenAI's multipart form with our fields and the audio whole. */
+async function expectUpload(expected: { fileName: string; type: string; bytes: Buffer }) {
+  const [request] = server.requests;
+  expect(request).toMatchObject({ method: 'POST', path: '/v1/audio/transcriptions' });
+  expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
+  expect(request!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+  expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
+  const form = await formData(request!);
+  expect(form.get('model')).toBe('whisper-1');
+  expect(form.get('language')).toBe('pt');
+  expect(form.get('response_format')).toBe('verbose_json');
+  const file = form.get('file') as File;
+  expect(file.name).toBe(expected.fileName);
+  expect(file.type).toBe(expected.type);
+  expect(Buffer.from(await file.arrayBuffer()).equals(expected.bytes)).toBe(true);
+}
+
 const verbose = {
   task: 'transcribe',
   language: 'portuguese',
@@ -69,19 +88,7 @@ describe('openai transcriber', () => {
     const transcript = await transcriber().transcribe(fixtureInput(), signal());
 
     expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/audio/transcriptions' });
-    expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(request!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
-    expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
-    const form = await formData(request!);
-    expect(form.get('model')).toBe('whisper-1');
-    expect(form.get('language')).toBe('pt');
-    expect(form.get('response_format')).toBe('verbose_json');
-    const file = form.get('file') as File;
-    expect(file.name).toBe('audio.mp3');
-    expect(file.type).toBe('audio/mpeg');
-    expect(Buffer.from(await file.arrayBuffer()).equals(audioBytes)).toBe(true);
+    await expectUpload({ fileName: 'audio.mp3', type: 'audio/mpeg', bytes: audioBytes });
 
     expect(transcript).toEqual({
       text: 'Anamnese: tutor relata vômito. Exame físico: temperatura 39.',
@@ -258,5 +265,66 @@ describe('openai transcriber', () => {
     server.handle((_request, response) => json(response, 200, verbose));
     const error = await failure(transcriber().transcribe(fixtureInput({ sizeBytes: audioBytes.length + 10 }), signal()));
     expect(error).toMatchObject({ code: 'TRANSCRIPTION_AUDIO_UNREADABLE', retryable: false });
+  });
+});
+
+describe('openai transcriber, audio in a local file (the chunks of a long note)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vetflow-openai-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Several times the upload's 256 KiB buffer, and not a multiple of it: a buffer reused before
+  // the socket took its bytes would corrupt the body.
+  const chunkBytes = randomBytes(3 * 256 * 1024 + 12_345);
+  const chunkFile = path.join(dir, 'chunk-0.wav');
+  writeFileSync(chunkFile, chunkBytes);
+  const fileInput = (overrides: Partial<TranscriptionInput> = {}) =>
+    fixtureInput({
+      audioFile: chunkFile,
+      openAudio: () => {
+        throw new Error('the file is read from disk, not through openAudio');
+      },
+      sizeBytes: chunkBytes.length,
+      format: 'wav',
+      contentType: 'audio/wav',
+      ...overrides,
+    });
+
+  it('uploads the file whole, as the same multipart request with its length up front', async () => {
+    server.handle((_request, response) => json(response, 200, verbose));
+    const transcript = await transcriber().transcribe(fileInput(), signal());
+
+    expect(server.requests[0]!.headers['transfer-encoding']).toBeUndefined();
+    await expectUpload({ fileName: 'audio.wav', type: 'audio/wav', bytes: chunkBytes });
+    expect(transcript.segments).toHaveLength(2);
+  });
+
+  it('maps answers and failures as for a stream: 413, timeout, abort, unreachable server', async () => {
+    server.handle((_request, response) => json(response, 413, { error: { message: 'Maximum content size limit exceeded' } }));
+    expect(await failure(transcriber().transcribe(fileInput(), signal()))).toMatchObject({
+      code: 'TRANSCRIPTION_REJECTED',
+      retryable: false,
+      message: expect.stringContaining('HTTP 413'),
+    });
+
+    server.handle(() => {}); // never answers
+    const timedOut = await failure(transcriber({ apiKey: API_KEY, timeoutMs: 300 }).transcribe(fileInput(), signal()));
+    expect(timedOut).toMatchObject({ code: 'TRANSCRIPTION_TIMEOUT', retryable: true });
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const aborted = await failure(transcriber({ apiKey: API_KEY, timeoutMs: 10_000 }).transcribe(fileInput(), controller.signal));
+    expect(aborted).toMatchObject({ code: 'TRANSCRIPTION_UNAVAILABLE', retryable: true });
+
+    const down = createOpenAiTranscriber({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: API_KEY, model: 'whisper-1', timeoutMs: 2_000 });
+    expect(await failure(down.transcribe(fileInput(), signal()))).toMatchObject({ code: 'TRANSCRIPTION_UNAVAILABLE', retryable: true });
+  });
+
+  it('refuses a file whose size differs from the recorded one (final) and reports a missing file (retryable)', async () => {
+    server.handle((_request, response) => json(response, 200, verbose));
+    for (const sizeBytes of [chunkBytes.length + 10, chunkBytes.length - 10]) {
+      const error = await failure(transcriber().transcribe(fileInput({ sizeBytes }), signal()));
+      expect(error).toMatchObject({ code: 'TRANSCRIPTION_AUDIO_UNREADABLE', retryable: false });
+    }
+    const missing = await failure(transcriber().transcribe(fileInput({ audioFile: path.join(dir, 'gone.wav') }), signal()));
+    expect(missing).toMatchObject({ code: 'TRANSCRIPTION_AUDIO_UNREADABLE', retryable: true });
   });
 });

@@ -174,6 +174,7 @@ async function transcribeChunk(
     const input: TranscriptionInput = {
       ...run.input,
       openAudio: () => createReadStream(file),
+      audioFile: file,
       sizeBytes: size,
       durationSeconds: written.durationSeconds,
     };

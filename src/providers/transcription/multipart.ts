@@ -35,8 +35,16 @@ const encoder = new TextEncoder();
 // Quotes and line breaks would break the part header; the server only needs the extension.
 const headerSafe = (value: string) => value.replace(/["\r\n\\]/g, '_');
 
-/** `signal` ends the upload: the audio stream is destroyed even while a read is pending. */
-export function multipartBody(fields: Record<string, string>, file: StreamedFile, signal?: AbortSignal): MultipartBody {
+export interface MultipartEnvelope {
+  contentType: string;
+  /** The text parts and the file part's header: what goes before the file's bytes. */
+  head: Uint8Array;
+  /** What goes after them. */
+  tail: Uint8Array;
+}
+
+/** The bytes around the file of a multipart body holding `fields` and then the file. */
+export function multipartEnvelope(fields: Record<string, string>, file: Omit<StreamedFile, 'sizeBytes' | 'open'>): MultipartEnvelope {
   const boundary = `vetflow-${randomUUID()}`;
   let head = '';
   for (const [name, value] of Object.entries(fields)) {
@@ -45,8 +53,16 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
   head +=
     `--${boundary}\r\nContent-Disposition: form-data; name="${headerSafe(file.fieldName)}"; filename="${headerSafe(file.fileName)}"\r\n` +
     `Content-Type: ${headerSafe(file.contentType)}\r\n\r\n`;
-  const headBytes = encoder.encode(head);
-  const tailBytes = encoder.encode(`\r\n--${boundary}--\r\n`);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    head: encoder.encode(head),
+    tail: encoder.encode(`\r\n--${boundary}--\r\n`),
+  };
+}
+
+/** `signal` ends the upload: the audio stream is destroyed even while a read is pending. */
+export function multipartBody(fields: Record<string, string>, file: StreamedFile, signal?: AbortSignal): MultipartBody {
+  const { contentType, head: headBytes, tail: tailBytes } = multipartEnvelope(fields, file);
 
   async function* body(): AsyncGenerator<Uint8Array> {
     yield headBytes;
@@ -80,7 +96,7 @@ export function multipartBody(fields: Record<string, string>, file: StreamedFile
   }
 
   return {
-    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentType,
     contentLength: headBytes.byteLength + file.sizeBytes + tailBytes.byteLength,
     body: body(),
   };

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
 import { segmentsText } from './chunks/stitch.ts';
-import { AudioReadError, multipartBody } from './multipart.ts';
+import { postFile } from './file-upload.ts';
+import { AudioReadError, multipartBody, multipartEnvelope } from './multipart.ts';
 import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';
 
 export interface OpenAiTranscriberOptions {
@@ -67,22 +68,34 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
   const formatFields = (format: ResponseFormat): Record<string, string> =>
     format === 'diarized_json' ? { response_format: format, chunking_strategy: 'auto' } : { response_format: format };
 
+  function audioReadFailure(cause: unknown): ProviderError | null {
+    return cause instanceof AudioReadError
+      ? new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${redact(cause.message, secrets)}`, {
+          retryable: !cause.sizeMismatch,
+          cause,
+        })
+      : null;
+  }
+
   async function request(input: TranscriptionInput, responseFormat: ResponseFormat, signal: AbortSignal) {
+    const fields = { model: options.model, language, ...formatFields(responseFormat) };
+    // The server infers the codec from the extension; the patient's file name is not its business.
+    const file = { fieldName: 'file', fileName: `audio.${input.format}`, contentType: input.contentType };
     return send({
       url: endpoint(options.baseUrl, 'audio/transcriptions'),
       init: (requestSignal) => {
-        const multipart = multipartBody(
-          { model: options.model, language, ...formatFields(responseFormat) },
-          {
-            fieldName: 'file',
-            // The server infers the codec from the extension; the patient's file name is not its business.
-            fileName: `audio.${input.format}`,
-            contentType: input.contentType,
+        const { audioFile } = input;
+        if (audioFile) {
+          const upload = {
+            url: endpoint(options.baseUrl, 'audio/transcriptions'),
+            headers: authorization(options.apiKey),
+            envelope: multipartEnvelope(fields, file),
+            file: audioFile,
             sizeBytes: input.sizeBytes,
-            open: input.openAudio,
-          },
-          requestSignal,
-        );
+          };
+          return { send: () => postFile(upload, requestSignal) };
+        }
+        const multipart = multipartBody(fields, { ...file, sizeBytes: input.sizeBytes, open: input.openAudio }, requestSignal);
         return {
           method: 'POST',
           headers: {
@@ -99,13 +112,7 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
       codes,
       serverName,
       secrets,
-      describeBodyFailure: (cause) =>
-        cause instanceof AudioReadError
-          ? new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${redact(cause.message, secrets)}`, {
-              retryable: !cause.sizeMismatch,
-              cause,
-            })
-          : null,
+      describeBodyFailure: audioReadFailure,
     });
   }
 

@@ -28,6 +28,11 @@ export interface Transcript {
 export interface TranscriptionInput {
   /** Opens a fresh stream of the audio bytes; may be called more than once (retries). */
   openAudio(): Readable;
+  /**
+   * A local file holding exactly these bytes (a chunk cut to the temporary directory), when there
+   * is one: a provider may upload it from disk itself instead of through `openAudio`.
+   */
+  audioFile?: string;
   fileName: string;
   format: AudioFormat;
   /** MIME type matching `format`. */
