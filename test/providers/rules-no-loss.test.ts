@@ -5,18 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { assignSentences, buildSections } from '../../src/providers/sectioning/rules.ts';
-
-function prng(seed: number): () => number {
-  // mulberry32: small, fast and good enough to vary test input.
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as prng } from '../../src/providers/sectioning/training.ts';
 
 const HEADINGS = [
   'Anamnese',

@@ -156,9 +156,9 @@ export function assignSentences(
     const before = sentences.at(-1);
     // A guessed cut that did not change the section was only a place where it might have.
     if (before && guessedStart && !segmentStart && before.label === label) {
+      before.body = before.body === '' ? pieceText : `${before.body}${text.slice(before.end, end)}`;
       before.end = end;
       before.text = text.slice(before.start, end);
-      before.body = before.body === '' ? pieceText : `${before.body}${text.slice(analysed[i - 1]!.end, end)}`;
       continue;
     }
     sentences.push({ start, end, text: pieceText, afterLineBreak, body, label });

@@ -154,7 +154,8 @@ function logNormalise(counts: number[]): number[] {
   return counts.map((count) => Math.round(Math.log(count / total) * 1000) / 1000);
 }
 
-function mulberry32(seed: number): () => number {
+/** A small seeded PRNG (mulberry32): reproducible training, and reproducible generated test input. */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
