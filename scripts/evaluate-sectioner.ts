@@ -5,8 +5,8 @@
 // speech-to-text server would send along.
 
 import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
-import { assignSentences, DEFAULT_DECODING, type DecodingOptions } from '../src/providers/sectioning/rules.ts';
-import { trainSectioner } from '../src/providers/sectioning/training.ts';
+import { assignSentences } from '../src/providers/sectioning/rules.ts';
+import { DEFAULT_TRAINING, type TrainingOptions, trainSectioner } from '../src/providers/sectioning/training.ts';
 import {
   type CorpusTranscript,
   isPunctuated,
@@ -18,13 +18,21 @@ import {
 } from '../test/providers/corpus/corpus.ts';
 
 const folds = Number(process.env.FOLDS ?? 5);
-// DECODING='{"boundaryWeight": 2}' tries other decoding options than the shipped ones.
-const decoding: DecodingOptions = { ...DEFAULT_DECODING, ...JSON.parse(process.env.DECODING ?? '{}') };
+// TRAINING='{"cutThreshold": 0.05}' tries other training options than the shipped ones (merged one level deep).
+const overrides = JSON.parse(process.env.TRAINING ?? '{}') as Partial<Record<keyof TrainingOptions, unknown>>;
+const training = Object.fromEntries(
+  Object.entries(DEFAULT_TRAINING).map(([key, value]) => [
+    key,
+    typeof value === 'object'
+      ? { ...value, ...(overrides[key as keyof TrainingOptions] as object) }
+      : (overrides[key as keyof TrainingOptions] ?? value),
+  ]),
+) as unknown as TrainingOptions;
 const showMisses = process.env.MISSES === '1';
 
 function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
-  const model = trainSectioner(train.map(labelledTranscript));
-  const textOnly = (text: string) => assignSentences(text, model, [], decoding);
+  const model = trainSectioner(train.map(labelledTranscript), training);
+  const textOnly = (text: string) => assignSentences(text, model);
   const score = scoreCorpus(test, textOnly);
   const parts = [
     ['punctuated', scoreCorpus(test.filter(isPunctuated), textOnly)],
@@ -39,7 +47,7 @@ function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
       'run-on with segments',
       scoreCorpus(
         test.filter((t) => !isPunctuated(t)),
-        (text, t) => assignSentences(text, model, simulatedSegments(t), decoding),
+        (text, t) => assignSentences(text, model, simulatedSegments(t)),
       ),
     ],
   ] as const;
@@ -85,11 +93,12 @@ function report(name: string, score: Score): void {
   const top = [...confusions].sort((a, b) => b[1] - a[1]).slice(0, 8);
   console.log(`  confusions: ${top.map(([pair, n]) => `${pair} ${n}`).join(', ')}`);
   if (showMisses) for (const miss of score.misses) console.log(`    [${miss.id}] ${miss.expected} → ${miss.got}: ${miss.text}`);
+  if (process.env.SPLITS === '1') for (const miss of score.split) console.log(`    split [${miss.id}] ${miss.expected}: ${miss.text}`);
 }
 
 const tuning = loadCorpus('tuning');
 const heldOut = loadCorpus('held-out');
-console.log(`corpus: ${tuning.length} tuning + ${heldOut.length} held-out consultations; decoding ${JSON.stringify(decoding)}`);
+console.log(`corpus: ${tuning.length} tuning + ${heldOut.length} held-out consultations; training ${JSON.stringify(training)}`);
 const crossValidated = Array.from({ length: folds }, (_, fold) =>
   evaluate(
     tuning.filter((_, i) => i % folds !== fold),

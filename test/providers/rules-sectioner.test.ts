@@ -17,41 +17,41 @@ describe('rules sectioner on the pt-BR corpus', () => {
 
   it('has a corpus large and varied enough to mean something', () => {
     const all = [...tuning, ...heldOut];
-    expect(all.length).toBeGreaterThanOrEqual(250);
-    expect(all.reduce((sum, t) => sum + t.sentences.length, 0)).toBeGreaterThanOrEqual(4000);
+    expect(all.length).toBeGreaterThanOrEqual(400);
+    expect(all.reduce((sum, t) => sum + t.sentences.length, 0)).toBeGreaterThanOrEqual(7500);
     expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
     for (const half of [tuning, heldOut]) {
       expect(new Set(half.map((t) => t.style))).toEqual(new Set(['headings', 'plain', 'dialogue']));
       expect(new Set(half.flatMap((t) => t.sentences.map(([label]) => label)))).toEqual(new Set(SECTION_LABELS));
     }
-    expect(heldOut.length).toBeGreaterThanOrEqual(60);
+    expect(heldOut.length).toBeGreaterThanOrEqual(100);
     const species = new Set(all.map((t) => t.species));
     for (const group of ['dog', 'cat', 'horse', 'cattle', 'rabbit', 'bird', 'reptile']) expect(species).toContain(group);
     const tuningIds = new Set(tuning.map((t) => t.id));
     expect(heldOut.filter((t) => tuningIds.has(t.id))).toEqual([]);
   });
 
-  // Regression guards a little under today's held-out figures (docs/providers.md): 91.0 % overall
-  // (85.7 % right and whole in one section), 93.8 % on punctuated transcripts, the weakest label
-  // (diagnosis) 75 %. A change that lowers these is a step back.
-  it('places held-out sentences right: ≥ 90 % overall, ≥ 84 % whole, ≥ 92 % on punctuated transcripts, every label ≥ 70 %', () => {
+  // Regression guards a little under today's held-out figures (docs/providers.md): 92.9 % overall
+  // (88.0 % right and whole in one section), 94.7 % on punctuated transcripts, the weakest label
+  // (observations) 82.4 %. A change that lowers these is a step back.
+  it('places held-out sentences right: ≥ 92 % overall, ≥ 87 % whole, ≥ 94 % on punctuated transcripts, every label ≥ 80 %', () => {
     const score = heldOutScore;
     const styles = Object.entries(score.byStyle).map(([style, s]) => `${style} ${s.right}/${s.total}`);
     const labels = Object.entries(score.byLabel).map(([label, s]) => `${label} ${s.right}/${s.total}`);
     console.log(
       `held-out accuracy ${(score.accuracy * 100).toFixed(1)} % (${score.right}/${score.total}; ${styles.join(', ')}; ${labels.join(', ')})`,
     );
-    expect(score.accuracy).toBeGreaterThanOrEqual(0.9);
+    expect(score.accuracy).toBeGreaterThanOrEqual(0.92);
     // A sentence whose words went to two sections is found whole in neither, even if most of it is right.
     const rightButSplit = score.split.filter((miss) => miss.got === miss.expected).length;
-    expect((score.right - rightButSplit) / score.total).toBeGreaterThanOrEqual(0.84);
+    expect((score.right - rightButSplit) / score.total).toBeGreaterThanOrEqual(0.87);
     for (const label of SECTION_LABELS) {
       const recall = score.byLabel[label]!;
-      expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.7);
+      expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.8);
     }
     const punctuated = heldOut.filter(isPunctuated);
     const punctuatedScore = scoreCorpus(punctuated, (text) => assignSentences(text, tunedModel));
-    expect(punctuatedScore.accuracy).toBeGreaterThanOrEqual(0.92);
+    expect(punctuatedScore.accuracy).toBeGreaterThanOrEqual(0.94);
     // Where punctuation marks the sentences, hardly any is spread over two sections.
     expect(punctuatedScore.split.length).toBeLessThanOrEqual(Math.ceil(punctuatedScore.total * 0.01));
   });
@@ -176,6 +176,16 @@ describe('rules sectioner behaviour', () => {
     const roles = analyseSentences('Tutora: Ele não come. Vet: Vou examinar.', model.boundary);
     expect(roles.map((s) => s.features.filter((f) => f.startsWith('sp:')))).toEqual([['sp:tutor'], ['sp:vet', 'sp:change']]);
     expect(diarized.map((s) => s.text)).toEqual(['A: Bom dia.', 'Ele tá vomitando desde ontem.', 'B: Vamos examinar.']);
+  });
+
+  it('never cuts a long sentence of a punctuated transcript by guesswork, but does cut the same words run on', () => {
+    const long =
+      'Ao exame, temperatura de trinta e nove e oito, mucosas hipocoradas e abdômen dolorido à palpação, então vou internar, colher sangue para hemograma e começar fluido na veia hoje.';
+    const punctuated = `Ele parou de comer ontem. Vomitou duas vezes. ${long} Tutora ciente dos custos.`;
+    const sentences = assignSentences(punctuated);
+    expect(sentences.filter((s) => s.text === long)).toHaveLength(1);
+    const runOn = punctuated.toLowerCase().replace(/[.,]/g, '');
+    expect(assignSentences(runOn).length).toBeGreaterThan(1);
   });
 
   it('does not split after abbreviations such as "Dr." and keeps decimals whole', () => {

@@ -74,6 +74,8 @@ export interface RunSpan extends SentenceSpan {
   guessedStart: boolean;
   /** Whether a segment of the speech-to-text server starts here. */
   segmentStart: boolean;
+  /** The boundary model's chance that a sentence starts here, for a guessed start (1 at a segment start). */
+  startChance: number;
 }
 
 /**
@@ -94,9 +96,19 @@ export function segmentStarts(text: string, segments: readonly { text: string }[
   return starts;
 }
 
+// Where punctuation marks the sentences (whisper-like servers; the corpus's punctuated transcripts
+// average 5-19 words per sentence, its run-ons 37 and more), a long sentence is one sentence: a
+// guessed cut there can only split it over two sections.
+const PUNCTUATED_WORDS_PER_SENTENCE = 25;
+
+function isPunctuated(spans: SentenceSpan[], folded: string): boolean {
+  const words = spans.reduce((count, span) => count + runWords(folded, span.start, span.end).length, 0);
+  return words < PUNCTUATED_WORDS_PER_SENTENCE * spans.length;
+}
+
 /**
- * Splits each span further where the model sees a sentence start (a probability above
- * `threshold`), or where a segment of the speech-to-text server starts.
+ * Splits each span further where the model sees a sentence start (a probability above its
+ * threshold), or where a segment of the speech-to-text server starts.
  */
 export function splitRuns(
   spans: SentenceSpan[],
@@ -104,14 +116,16 @@ export function splitRuns(
   folded: string,
   model: BoundaryModel,
   segmentCuts: ReadonlySet<number> = new Set(),
-  threshold = model.threshold,
 ): RunSpan[] {
   const result: RunSpan[] = [];
+  const punctuated = isPunctuated(spans, folded);
   for (const span of spans) {
     const words = runWords(folded, span.start, span.end);
-    // A sentence of ordinary length came out of punctuation as it is: only long runs are guessed at.
-    const guessing = words.length >= LONG_RUN_WORDS;
+    // A sentence of ordinary length came out of punctuation as it is: only long runs of a
+    // transcript that punctuation does not already cut into sentences are guessed at.
+    const guessing = words.length >= LONG_RUN_WORDS && !punctuated;
     let pieceStart = span.start;
+    let chance = 1;
     const endPiece = (end: number) =>
       result.push({
         start: pieceStart,
@@ -120,18 +134,36 @@ export function splitRuns(
         afterLineBreak: pieceStart === span.start && span.afterLineBreak,
         guessedStart: pieceStart !== span.start,
         segmentStart: segmentCuts.has(pieceStart),
+        startChance: pieceStart === span.start || segmentCuts.has(pieceStart) ? 1 : chance,
       });
     let cutAt = 0;
     for (let i = 1; i < words.length; i++) {
+      let probability = 1;
       if (!segmentCuts.has(words[i]!.start)) {
         const tooShort = i - cutAt < MIN_WORDS || words.length - i < MIN_WORDS;
-        if (!guessing || tooShort || cutProbability(model, gapFeatures(words, i, i - cutAt, text)) <= threshold) continue;
+        if (!guessing || tooShort) continue;
+        probability = cutProbability(model, gapFeatures(words, i, i - cutAt, text));
+        if (probability <= model.threshold) continue;
       }
       endPiece(words[i - 1]!.end);
+      chance = probability;
       pieceStart = words[i]!.start;
       cutAt = i;
     }
     endPiece(span.end);
   }
   return result;
+}
+
+// A change of section at a guessed cut is as likely as the cut is: the sequence model learns a
+// cost per band of the boundary model's chance (and one for segment starts).
+const CHANCE_BANDS = [0.05, 0.15, 0.4];
+export const CUT_BANDS = CHANCE_BANDS.length + 2;
+
+/** The band of a sentence's start for the change cost: -1 when it does not start at a guessed cut. */
+export function cutBand(span: RunSpan): number {
+  if (!span.guessedStart) return -1;
+  if (span.segmentStart) return 0;
+  const band = CHANCE_BANDS.findIndex((limit) => span.startChance < limit);
+  return 1 + (band < 0 ? CHANCE_BANDS.length : band);
 }

@@ -3,14 +3,12 @@
 // ambiguous sentence is read in the light of the sentences around it.
 
 export interface DecoderInput {
-  /** Per sentence, log P(label | sentence) in label order. */
+  /** Per sentence, the score of each label from its own features, in label order. */
   emissions: number[][];
   /** Per sentence, the labels it may take (a spoken heading decides), or null for any. */
   allowed: (readonly number[] | null)[];
   start: number[];
   transitions: number[][];
-  /** How much the sequence counts against each sentence's own evidence. */
-  transitionWeight: number;
   /**
    * Per sentence, what a change of section from the sentence before costs beyond the transition:
    * positive where the cut itself is a guess (no punctuation), so that a wrong cut rarely splits
@@ -21,7 +19,7 @@ export interface DecoderInput {
 
 /** The most likely label index of every sentence. */
 export function decode(input: DecoderInput): number[] {
-  const { emissions, allowed, start, transitions, transitionWeight, changePenalty = [] } = input;
+  const { emissions, allowed, start, transitions, changePenalty = [] } = input;
   const count = emissions.length;
   if (count === 0) return [];
   const labels = start.length;
@@ -30,7 +28,7 @@ export function decode(input: DecoderInput): number[] {
     return only && !only.includes(l) ? Number.NEGATIVE_INFINITY : emissions[i]![l]!;
   };
 
-  let previous = Array.from({ length: labels }, (_, l) => transitionWeight * start[l]! + emission(0, l));
+  let previous = Array.from({ length: labels }, (_, l) => start[l]! + emission(0, l));
   const backPointers: Int8Array[] = [];
   for (let i = 1; i < count; i++) {
     const current = new Array<number>(labels);
@@ -39,7 +37,7 @@ export function decode(input: DecoderInput): number[] {
       let best = Number.NEGATIVE_INFINITY;
       let from = 0;
       for (let k = 0; k < labels; k++) {
-        const score = previous[k]! + transitionWeight * transitions[k]![l]! - (k === l ? 0 : (changePenalty[i] ?? 0));
+        const score = previous[k]! + transitions[k]![l]! - (k === l ? 0 : (changePenalty[i] ?? 0));
         if (score > best) {
           best = score;
           from = k;

@@ -1,6 +1,7 @@
-// The sentence model: a multinomial logistic regression over sentence features, plus how often
-// one section follows another. The weights are learned from the labelled corpus
-// (`npm run train:sectioner`) and shipped as JSON; this file only reads and applies them.
+// The section model: a linear-chain CRF's weights — a score per label for every sentence
+// feature, and scores for the first section, for one section following another and for a change
+// of section at a guessed cut. Learned from the labelled corpus (`npm run train:sectioner`) and
+// shipped as JSON; this file only reads and applies them.
 
 import type { BoundaryModel } from './boundaries.ts';
 import { SECTION_LABELS, type SectionLabel } from './port.ts';
@@ -10,23 +11,25 @@ export interface SectionModel {
   labels: readonly SectionLabel[];
   /** feature → one weight per label. */
   weights: Record<string, number[]>;
-  /** log P(label of the first sentence). */
+  /** Score of each label for the first sentence. */
   start: number[];
-  /** log P(next label | label), [from][to]. */
+  /** Score of one label following another, [from][to]. */
   transitions: number[][];
+  /** What a change of section costs at a guessed cut, per band of the cut's chance (cutBand in boundaries.ts). */
+  guessedChangePenalties: number[];
   /** Where sentences start inside unpunctuated runs. */
   boundary: BoundaryModel;
 }
 
-/** log P(label | features) for every label, in `model.labels` order. */
-export function labelLogProbabilities(model: SectionModel, features: readonly string[]): number[] {
+/** The score of every label for a sentence's features, in `model.labels` order. */
+export function labelScores(model: SectionModel, features: readonly string[]): number[] {
   const scores = new Array<number>(model.labels.length).fill(0);
   for (const feature of features) {
     const weights = model.weights[feature];
     if (!weights) continue;
     for (let l = 0; l < scores.length; l++) scores[l]! += weights[l]!;
   }
-  return logSoftmax(scores);
+  return scores;
 }
 
 export function logSoftmax(scores: number[]): number[] {

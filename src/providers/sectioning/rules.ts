@@ -4,32 +4,16 @@
 // sectioner, so it must never fail and never drop a sentence.
 
 import { readFileSync } from 'node:fs';
-import { type BoundaryModel, type RunSpan, segmentStarts, splitRuns } from './boundaries.ts';
+import { type BoundaryModel, cutBand, type RunSpan, segmentStarts, splitRuns } from './boundaries.ts';
 import { decode } from './decoder.ts';
 import { type Speaker, sentenceFeatures } from './features.ts';
-import { labelIndex, labelLogProbabilities, type SectionModel } from './model.ts';
+import { labelIndex, labelScores, type SectionModel } from './model.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectionLabel } from './port.ts';
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
 import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER, VET_SPEAKER } from './vocabulary.ts';
 
 // Read, not imported: the type checker need not infer a type for thousands of weights.
 const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
-/** How a transcript is labelled; tuned by cross-validation on the corpus's tuning part (docs/providers.md). */
-export interface DecodingOptions {
-  /** How much the sequence of sections counts against each sentence's own evidence. */
-  transitionWeight: number;
-  /**
-   * Inside a run, a piece starts wherever the boundary model gives a sentence start at least this
-   * chance: far lower than where training cuts sentences, so the decoder chooses where the section
-   * changes among many places; pieces that stay in one section are joined again.
-   */
-  cutThreshold: number;
-  /** What a change of section at a guessed cut costs beyond the transition (log scale), so that a wrong cut rarely splits one spoken sentence over two sections. */
-  guessedChangePenalty: number;
-}
-
-export const DEFAULT_DECODING: DecodingOptions = { transitionWeight: 1, cutThreshold: 0.02, guessedChangePenalty: 4 };
-
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
   /** The sentence without its spoken heading ("Anamnese: tutor relata..." → "tutor relata..."); may be empty. */
@@ -74,15 +58,10 @@ const LEXICAL = /^(?:w|b|o|o2|c):/;
  * that open a section ("Prescrevo", "Retorno em"). Training and labelling share it, so the model
  * learns from exactly the features it is later given.
  */
-export function analyseSentences(
-  text: string,
-  boundary: BoundaryModel,
-  segments: readonly { text: string }[] = [],
-  cutThreshold = boundary.threshold,
-): AnalysedSentence[] {
+export function analyseSentences(text: string, boundary: BoundaryModel, segments: readonly { text: string }[] = []): AnalysedSentence[] {
   // Folding keeps every index, so each sentence's folded text is a slice of this one.
   const foldedText = fold(text);
-  const spans = splitRuns(splitSentences(text, foldedText), text, foldedText, boundary, segmentStarts(text, segments), cutThreshold);
+  const spans = splitRuns(splitSentences(text, foldedText), text, foldedText, boundary, segmentStarts(text, segments));
   const spoken: string[] = [];
   const speakers: (Speaker | null)[] = [];
   let turn: Speaker | null = null;
@@ -135,20 +114,21 @@ export function assignSentences(
   text: string,
   model: SectionModel = SHIPPED_MODEL,
   segments: readonly { text: string }[] = [],
-  options: DecodingOptions = DEFAULT_DECODING,
 ): AssignedSentence[] {
-  const analysed = analyseSentences(text, model.boundary, segments, options.cutThreshold);
+  const analysed = analyseSentences(text, model.boundary, segments);
   const known = analysed.map(({ features }) => features.some((feature) => LEXICAL.test(feature) && feature in model.weights));
   // A transcript of nothing but unknown words is not clinical content the model can place.
   const nothingKnown = !known.includes(true);
   const labels = decode({
     // Unknown words carry no evidence: such a sentence follows its neighbours.
-    emissions: analysed.map(({ features }, i) => (known[i] ? labelLogProbabilities(model, features) : UNIFORM)),
+    emissions: analysed.map(({ features }, i) => (known[i] ? labelScores(model, features) : UNIFORM)),
     allowed: analysed.map(({ allowed }) => allowed ?? (nothingKnown ? [OBSERVATIONS] : null)),
     start: model.start,
     transitions: model.transitions,
-    transitionWeight: options.transitionWeight,
-    changePenalty: analysed.map(({ guessedStart }) => (guessedStart ? options.guessedChangePenalty : 0)),
+    changePenalty: analysed.map((sentence) => {
+      const band = cutBand(sentence);
+      return band < 0 ? 0 : model.guessedChangePenalties[band]!;
+    }),
   });
   const sentences: AssignedSentence[] = [];
   for (const [i, { start, end, text: pieceText, afterLineBreak, body, guessedStart, segmentStart }] of analysed.entries()) {

@@ -1,11 +1,12 @@
 // Learns the sectioner's model from labelled consultations: first where sentences start inside
-// unpunctuated runs (binary logistic regression), then, on the sentences that this split really
-// produces, the section of each sentence (multinomial logistic regression) and how sections follow
-// each other (smoothed counts). AdaGrad SGD with L2 and a seeded shuffle, so the committed model is
-// reproducible with `npm run train:sectioner`; tests train on one part of the corpus and score
-// another with it.
+// unpunctuated runs (binary logistic regression over the words either side of a gap), then, on
+// the pieces that this model cuts when labelling, the section of each piece and how sections
+// follow each other, learned together (a linear-chain CRF, chain-training.ts). AdaGrad SGD with L2
+// and a seeded shuffle, so the committed model is reproducible with `npm run train:sectioner`;
+// tests train on one part of the corpus and score another with it.
 
-import { type BoundaryModel, gapFeatures, runWords } from './boundaries.ts';
+import { type BoundaryModel, CUT_BANDS, cutBand, gapFeatures, runWords } from './boundaries.ts';
+import { trainChain } from './chain-training.ts';
 import { logSoftmax, type SectionModel } from './model.ts';
 import { SECTION_LABELS, type SectionLabel } from './port.ts';
 import { analyseSentences } from './rules.ts';
@@ -17,19 +18,38 @@ export interface LabelledTranscript {
   units: { start: number; end: number; label: SectionLabel }[];
 }
 
-export interface TrainingOptions {
+/** How one logistic model is fitted (AdaGrad SGD with L2). */
+export interface FitOptions {
   epochs: number;
   learningRate: number;
   l2: number;
+}
+
+export interface TrainingOptions {
+  /** The boundary model (where a sentence starts inside a run). */
+  boundary: FitOptions;
+  /** The section model (a CRF over each consultation's pieces). */
+  sections: FitOptions;
   /** Features seen in fewer examples are dropped (noise, and a smaller model file). */
   minCount: number;
-  /** Probability above which the boundary model cuts a run. */
+  /**
+   * Inside a run, a piece starts wherever the boundary model gives a sentence start at least this
+   * chance: far lower than a sentence end, so the section model chooses where the section changes
+   * among many places (what a change costs is learned per band of that chance); pieces left in
+   * one section are joined again.
+   */
   cutThreshold: number;
-
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = { epochs: 20, learningRate: 0.3, l2: 1e-4, minCount: 2, cutThreshold: 0.3, seed: 7 };
+// Chosen by cross-validation on the corpus's tuning part (docs/providers.md).
+export const DEFAULT_TRAINING: TrainingOptions = {
+  boundary: { epochs: 20, learningRate: 0.3, l2: 1e-4 },
+  sections: { epochs: 10, learningRate: 0.1, l2: 1e-4 },
+  minCount: 2,
+  cutThreshold: 0.02,
+  seed: 7,
+};
 
 interface Example {
   features: string[];
@@ -38,30 +58,26 @@ interface Example {
 
 export function trainSectioner(transcripts: LabelledTranscript[], options: TrainingOptions = DEFAULT_TRAINING): SectionModel {
   const boundary: BoundaryModel = {
-    weights: roundWeights(train(transcripts.flatMap(boundaryExamples), 2, options), (w) => w[1]! - w[0]!),
+    weights: roundWeights(fitLogistic(transcripts.flatMap(boundaryExamples), 2, options.boundary, options), (w) => w[1]! - w[0]!),
     threshold: options.cutThreshold,
   };
-  const labels = SECTION_LABELS.length;
-  const sequences = transcripts.map((transcript) =>
-    analyseSentences(transcript.text, boundary).map((sentence) => ({
-      features: sentence.features,
-      target: SECTION_LABELS.indexOf(majorityLabel(transcript.units, sentence.start, sentence.end) ?? 'observations'),
-    })),
-  );
-  const weights = train(sequences.flat(), labels, options);
-
-  const start = new Array<number>(labels).fill(1);
-  const transitions = Array.from({ length: labels }, () => new Array<number>(labels).fill(1));
-  for (const sequence of sequences) {
-    const first = sequence[0];
-    if (first) start[first.target]! += 1;
-    for (let i = 1; i < sequence.length; i++) transitions[sequence[i - 1]!.target]![sequence[i]!.target]! += 1;
-  }
+  const analysed = transcripts.map((transcript) => ({ transcript, pieces: analyseSentences(transcript.text, boundary) }));
+  const counts = new Map<string, number>();
+  for (const { pieces } of analysed)
+    for (const { features } of pieces) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  const sequences = analysed.map(({ transcript, pieces }) => ({
+    features: pieces.map(({ features }) => features.filter((feature) => (counts.get(feature) ?? 0) >= options.minCount)),
+    targets: pieces.map((piece) => SECTION_LABELS.indexOf(majorityLabel(transcript.units, piece.start, piece.end) ?? 'observations')),
+    allowed: pieces.map((piece) => piece.allowed),
+    bands: pieces.map(cutBand),
+  }));
+  const chain = trainChain(sequences, SECTION_LABELS.length, CUT_BANDS, { ...options.sections, random: mulberry32(options.seed) });
   return {
     labels: SECTION_LABELS,
-    weights: roundWeights(weights, (w) => [...w]),
-    start: logNormalise(start),
-    transitions: transitions.map(logNormalise),
+    weights: roundWeights(chain.weights, (w) => [...w]),
+    start: [...chain.start].map(round),
+    transitions: chain.transitions.map((row) => [...row].map(round)),
+    guessedChangePenalties: [...chain.changePenalties].map(round),
     boundary,
   };
 }
@@ -93,7 +109,7 @@ export function majorityLabel(units: LabelledTranscript['units'], start: number,
 }
 
 /** Softmax regression over `classes` (two classes make a logistic regression). */
-function train(examples: Example[], classes: number, options: TrainingOptions): Map<string, Float64Array> {
+function fitLogistic(examples: Example[], classes: number, fit: FitOptions, options: TrainingOptions): Map<string, Float64Array> {
   const counts = new Map<string, number>();
   for (const { features } of examples) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
   const activeFeatures = examples.map(({ features }) => features.filter((feature) => (counts.get(feature) ?? 0) >= options.minCount));
@@ -111,7 +127,7 @@ function train(examples: Example[], classes: number, options: TrainingOptions): 
 
   const random = mulberry32(options.seed);
   const order = examples.map((_, i) => i);
-  for (let epoch = 0; epoch < options.epochs; epoch++) {
+  for (let epoch = 0; epoch < fit.epochs; epoch++) {
     shuffle(order, random);
     for (const index of order) {
       const target = examples[index]!.target;
@@ -126,9 +142,9 @@ function train(examples: Example[], classes: number, options: TrainingOptions): 
         const w = vector(weights, feature, 0);
         const g2 = vector(squaredGradients, feature, 1e-8);
         for (let c = 0; c < classes; c++) {
-          const gradient = probabilities[c]! - (c === target ? 1 : 0) + options.l2 * w[c]!;
+          const gradient = probabilities[c]! - (c === target ? 1 : 0) + fit.l2 * w[c]!;
           g2[c]! += gradient * gradient;
-          w[c]! -= (options.learningRate * gradient) / Math.sqrt(g2[c]!);
+          w[c]! -= (fit.learningRate * gradient) / Math.sqrt(g2[c]!);
         }
       }
     }
@@ -138,7 +154,6 @@ function train(examples: Example[], classes: number, options: TrainingOptions): 
 
 /** Sorted, rounded to 3 decimals, near-zero features dropped: a stable, compact JSON file. */
 function roundWeights<T extends number | number[]>(weights: Map<string, Float64Array>, shape: (w: Float64Array) => T): Record<string, T> {
-  const round = (value: number) => Math.round(value * 1000) / 1000;
   const rounded: Record<string, T> = {};
   for (const [feature, w] of [...weights].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const value = shape(w);
@@ -149,9 +164,8 @@ function roundWeights<T extends number | number[]>(weights: Map<string, Float64A
   return rounded;
 }
 
-function logNormalise(counts: number[]): number[] {
-  const total = counts.reduce((sum, count) => sum + count, 0);
-  return counts.map((count) => Math.round(Math.log(count / total) * 1000) / 1000);
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }
 
 /** A small seeded PRNG (mulberry32): reproducible training, and reproducible generated test input. */

@@ -31,6 +31,9 @@ const HEADINGS: Record<SectionLabel, string[]> = {
     'suspeitas?(?: clinicas?| diagnosticas?)?',
     'hipoteses? diagnosticas?',
     'impressao diagnostica',
+    // "Impressão:" and "Interpretação dos exames:" open the reading of a case; "impressão de dor" is prose.
+    'impressao(?=\\s*[:\\-–—])',
+    'interpretacao(?: dos exames| dos resultados)?(?=\\s*[:\\-–—])',
     'prognostico',
     'conclusao',
     // In rechecks "Avaliação:" opens the reading of the case; "avaliação ortopédica amanhã" is prose.
