@@ -182,7 +182,9 @@ export function prepareContactBatchUpsert(db: Db) {
   ): Promise<Map<number, UpsertOutcome>> => {
     const payload = items.map(({ item, fields }) => {
       const { sent, values } = upsertArguments(fields);
-      return { item, sent, ...values };
+      // A text[] literal ("{external_id,name,phone}": API names need no quoting), which the function
+      // casts in a plain expression; a JSON array would need a subquery per item.
+      return { item, sent: `{${sent.join(',')}}`, ...values };
     });
     const rows = await statement.execute({ workspaceId, items: JSON.stringify(payload), ...source });
     return new Map(rows.map(({ item, ...row }) => [item, outcomeOf(row)]));
