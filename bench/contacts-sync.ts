@@ -67,7 +67,7 @@ async function main() {
       method: 'PUT',
       headers: auth,
       bodies: [`{"external_id":"${run}-s${round}-{n}","name":"Tutor {n}","phone":"+55119${round}{n7}"}`],
-    });
+    }, `contacts-sync-single-${round}`);
     const batches = await phase(`round ${round}: batch of 100`, {
       ...load,
       connections: BATCH_CONCURRENCY,
@@ -75,7 +75,7 @@ async function main() {
       method: 'POST',
       bodies: [batchBody(round)],
       headers: auth,
-    });
+    }, `contacts-sync-batch-${round}`);
     // Every answered batch wrote its 100 contacts (a 200 alone would not say so: items answer on their own).
     const written = await count(`${run}-b${round}-%`);
     if (written !== batches.answered * 100) throw new Error(`round ${round}: ${written} contacts for ${batches.answered} batches`);
