@@ -100,7 +100,8 @@ export async function phase(label: string, config: LoadConfig, profileAs?: strin
   const result = await runLoad(config);
   await stopProfile?.(profileAs!);
   const after = cpuNow();
-  const perRequest = (key: 'server' | 'postgres' | 'backends') => (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
+  const perRequest = (key: 'server' | 'postgres' | 'backends') =>
+    (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
   const failed = Object.entries(result.statuses).filter(([status]) => Number(status) >= 300);
   if (failed.length > 0 || result.errors > 0) {
     throw new Error(`${label}: unexpected answers ${JSON.stringify(result.statuses)}, ${result.errors} socket errors`);
