@@ -31,6 +31,7 @@
 --   speculative insertion of `ON CONFLICT DO NOTHING` cost each created contact ~10 µs.
 -- The PUT leaves it false: this function alone, as before (an extra PL/pgSQL call around it
 -- would cost every PUT ~12 µs, measured).
+--
 -- One field's entry of an audit row's `changes`, or nothing when the field did not change.
 -- STABLE like jsonb_build_object, so that the planner inlines it (it never inlines an IMMUTABLE
 -- function whose body is not, and a SQL function called instead is parsed and planned anew).
