@@ -60,22 +60,30 @@ async function main() {
   const load = { url, warmupMs: 500, durationMs: SECONDS * 1000 };
   const ratios: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const single = await phase(`round ${round}: single PUT`, {
-      ...load,
-      connections: CONCURRENCY,
-      paths: [contactsPath],
-      method: 'PUT',
-      headers: auth,
-      bodies: [`{"external_id":"${run}-s${round}-{n}","name":"Tutor {n}","phone":"+55119${round}{n7}"}`],
-    });
-    const batches = await phase(`round ${round}: batch of 100`, {
-      ...load,
-      connections: BATCH_CONCURRENCY,
-      paths: [`${contactsPath}/batch`],
-      method: 'POST',
-      bodies: [batchBody(round)],
-      headers: auth,
-    });
+    const single = await phase(
+      `round ${round}: single PUT`,
+      {
+        ...load,
+        connections: CONCURRENCY,
+        paths: [contactsPath],
+        method: 'PUT',
+        headers: auth,
+        bodies: [`{"external_id":"${run}-s${round}-{n}","name":"Tutor {n}","phone":"+55119${round}{n7}"}`],
+      },
+      `contacts-sync-single-${round}`,
+    );
+    const batches = await phase(
+      `round ${round}: batch of 100`,
+      {
+        ...load,
+        connections: BATCH_CONCURRENCY,
+        paths: [`${contactsPath}/batch`],
+        method: 'POST',
+        bodies: [batchBody(round)],
+        headers: auth,
+      },
+      `contacts-sync-batch-${round}`,
+    );
     // Every answered batch wrote its 100 contacts (a 200 alone would not say so: items answer on their own).
     const written = await count(`${run}-b${round}-%`);
     if (written !== batches.answered * 100) throw new Error(`round ${round}: ${written} contacts for ${batches.answered} batches`);

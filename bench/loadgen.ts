@@ -40,6 +40,8 @@ export interface LoadResult {
   /** Every answer, warm-up and late ones included (what the server did in all). */
   answered: number;
   errors: number;
+  /** CPU seconds the generator itself used (user + system, warm-up included): it shares the box. */
+  cpu_s: number;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as LoadConfig;
@@ -156,5 +158,6 @@ const result: LoadResult = {
   statuses,
   answered,
   errors,
+  cpu_s: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,6 +1,6 @@
 // The CRM benchmarks' shared set-up: a fresh database (on DATABASE_URL's server, else embedded),
 // the real app listening on 127.0.0.1 with a workspace and an API key, and the CPU-time meter.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.ts';
@@ -31,6 +31,7 @@ export async function startCrmBench(options: { scopes: CrmScope[]; prepare?: (ap
     CRM_RATE_LIMIT_PER_MINUTE: '100000000',
     CRM_BATCH_ITEMS_PER_MINUTE: '1000000000',
   });
+  benchDatabaseName = fresh ? new URL(fresh.url).pathname.slice(1) : undefined;
   const database = await openDatabase(config);
   await runMigrations(database);
   const app = await buildApp(config, { database });
@@ -61,17 +62,26 @@ export async function startCrmBench(options: { scopes: CrmScope[]; prepare?: (ap
   };
 }
 
+/** The benchmark's own database on a shared server (undefined when embedded). */
+let benchDatabaseName: string | undefined;
+
 /**
- * CPU seconds used so far by this process (the server) and by every postgres process, from /proc
- * (Linux; zeros elsewhere): per request, they show where a phase's cost went, steadier than req/s.
+ * CPU seconds used so far by this process (the server), by every postgres process, and by the
+ * backends connected to the benchmark's own database (named in their command line, `postgres:
+ * 15/main: user <database> …`), from /proc (Linux; zeros elsewhere): per request, they show where
+ * a phase's cost went, steadier than req/s. `postgres` includes the server's other databases (on a
+ * shared box, other people's tests) and its background writers; `backends` is this run's alone.
  */
-function cpuNow(): { server: number; postgres: number } {
-  const result = { server: 0, postgres: 0 };
+function cpuNow(): { server: number; postgres: number; backends: number } {
+  const result = { server: 0, postgres: 0, backends: 0 };
   if (!existsSync('/proc/self/stat')) return result;
   result.server = cpuSeconds(process.pid);
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     try {
-      if (processName(Number(pid)) === 'postgres') result.postgres += cpuSeconds(Number(pid));
+      if (processName(Number(pid)) !== 'postgres') continue;
+      const cpu = cpuSeconds(Number(pid));
+      result.postgres += cpu;
+      if (benchDatabaseName && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${benchDatabaseName} `)) result.backends += cpu;
     } catch {
       // The process ended while we looked.
     }
@@ -90,14 +100,15 @@ export async function phase(label: string, config: LoadConfig, profileAs?: strin
   const result = await runLoad(config);
   await stopProfile?.(profileAs!);
   const after = cpuNow();
-  const perRequest = (key: 'server' | 'postgres') => (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
+  const perRequest = (key: 'server' | 'postgres' | 'backends') =>
+    (((after[key] - before[key]) / result.answered) * 1e6).toFixed(0).padStart(4);
   const failed = Object.entries(result.statuses).filter(([status]) => Number(status) >= 300);
   if (failed.length > 0 || result.errors > 0) {
     throw new Error(`${label}: unexpected answers ${JSON.stringify(result.statuses)}, ${result.errors} socket errors`);
   }
   console.log(
     `${label.padEnd(28)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50_ms.toFixed(1)} ms  p99 ${result.p99_ms.toFixed(1)} ms  ` +
-      `cpu/request: server ${perRequest('server')} µs, postgres ${perRequest('postgres')} µs`,
+      `cpu/request: server ${perRequest('server')} µs, postgres ${perRequest('postgres')} µs (this database's backends ${perRequest('backends')} µs), load generator ${((result.cpu_s / result.answered) * 1e6).toFixed(0)} µs`,
   );
   return result;
 }

@@ -1,8 +1,10 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { eq, inArray } from '../../src/platform/db/drizzle.ts';
 import { contactChanges, contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { waitForLockWaiters } from '../helpers/database.ts';
 
 // POST /external/workspaces/{id}/contacts/batch: each item answered as the single PUT would have.
 const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000', CRM_BATCH_ITEMS_PER_MINUTE: '250' } });
@@ -238,6 +240,56 @@ describe.runIf(t.db.url !== undefined)('POST contacts/batch: concurrent batches'
         expect(answer.json().results.map((r: { status: number }) => r.status)).toEqual(items.map(() => 200));
       }
     }
+  });
+});
+
+describe.runIf(t.db.url !== undefined)('POST contacts/batch: a create that loses a race', () => {
+  it('answers as the single PUT does: the contact created meanwhile is updated, the others created', async () => {
+    const ws = await workspaceWithKey();
+    const phones = [mobile(), mobile()];
+    // Another writer creates the first item's contact and has not committed yet: the batch does not
+    // see it when it matches, and its INSERT waits for that transaction, then hits the unique index.
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    let heldId: string;
+    let answer: Awaited<ReturnType<Fixture['send']>>;
+    try {
+      await holder.query('begin');
+      const { rows } = await holder.query<{ id: string }>(
+        `insert into contacts (workspace_id, external_id, name, phone) values ($1, 'race-0', 'Antes', $2) returning id`,
+        [ws.workspaceId, `+55${phones[0]!.replace(/\D/g, '')}`],
+      );
+      heldId = rows[0]!.id;
+      const pending = ws.send('POST', '/batch', {
+        contacts: [
+          { external_id: 'race-0', name: 'Lote 0', phone: phones[0] },
+          { external_id: 'race-1', name: 'Lote 1', phone: phones[1] },
+        ],
+      });
+      await waitForLockWaiters(holder, 1);
+      await holder.query('commit');
+      answer = await pending;
+    } finally {
+      await holder.end();
+    }
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json().results).toMatchObject([
+      { index: 0, status: 200, action: 'updated', matched_by: 'external_id', contact_id: heldId },
+      { index: 1, status: 201, action: 'created', matched_by: null },
+    ]);
+    const rows = await db.select().from(contacts).where(eq(contacts.workspaceId, ws.workspaceId));
+    expect(rows.map((row) => [row.externalId, row.name]).sort()).toEqual([
+      ['race-0', 'Lote 0'],
+      ['race-1', 'Lote 1'],
+    ]);
+    const audit = await auditRowsOf(String(answer.headers['x-request-id']));
+    expect(audit.map((row) => [row.action, row.changes.name])).toEqual(
+      expect.arrayContaining([
+        ['updated', { before: 'Antes', after: 'Lote 0' }],
+        ['created', { before: null, after: 'Lote 1' }],
+      ]),
+    );
+    expect(audit).toHaveLength(2);
   });
 });
 

@@ -4,6 +4,7 @@ import { eq } from '../../src/platform/db/drizzle.ts';
 import { contactExternalApiAuditLogs, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { waitForLockWaiters } from '../helpers/database.ts';
 
 const t = await createTestApp({ env: { ...CRM_TEST_ENV, CRM_RATE_LIMIT_PER_MINUTE: '100000' } });
 const { app } = t;
@@ -268,15 +269,3 @@ describe('uniqueness', () => {
     expect(updates).not.toContain('Nome 0');
   });
 });
-
-/** Waits until `count` other sessions of this database wait for a lock. */
-async function waitForLockWaiters(client: pg.Client, count: number) {
-  for (let i = 0; i < 250; i++) {
-    const { rows } = await client.query<{ waiting: number }>(
-      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    if ((rows[0]?.waiting ?? 0) >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`fewer than ${count} sessions ever waited for a lock`);
-}

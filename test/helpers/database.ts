@@ -56,3 +56,15 @@ async function adminQuery(adminUrl: string, statement: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Waits until `count` other sessions of this database wait for a lock. */
+export async function waitForLockWaiters(client: pg.Client, count: number) {
+  for (let i = 0; i < 250; i++) {
+    const { rows } = await client.query<{ waiting: number }>(
+      `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if ((rows[0]?.waiting ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`fewer than ${count} sessions ever waited for a lock`);
+}

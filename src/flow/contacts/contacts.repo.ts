@@ -103,9 +103,8 @@ function upsertArguments(input: ContactFields) {
   return { sent: keys.filter((key) => input[key] !== undefined).map((key) => UPSERT_FIELDS[key]), values };
 }
 
-/** The columns every upsert statement reads from its function's result `u`. */
-const upsertResultColumns = () => ({
-  ...contactColumnsOf('u'),
+/** The outcome columns both upsert statements read from their function's result `u`, but the contact. */
+const outcomeColumns = () => ({
   action: sql<'created' | 'updated' | 'restored'>`action`,
   matchedBy: sql<UpsertMatch>`matched_by`,
   warnings: sql<string[]>`warnings`,
@@ -133,7 +132,7 @@ function outcomeOf(
 export function prepareContactUpsert(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const statement = db
-    .select(upsertResultColumns())
+    .select({ ...contactColumnsOf('u'), ...outcomeColumns() })
     .from(
       sql`(select (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contact(
         ${p('workspaceId')}::uuid, ${p('sent')}::text[], ${p('externalId')}::text, ${p('document')}::text, ${p('name')}::text,
@@ -160,17 +159,24 @@ export function prepareContactUpsert(db: Db) {
   };
 }
 
+/** A batch item's outcome: what its answer needs of the contact is its id. */
+export type BatchItemOutcome =
+  | { contactId: string; action: 'created' | 'updated' | 'restored'; matchedBy: UpsertMatch; warnings: string[]; missingField: null }
+  | { missingField: 'name' | 'phone' };
+
 /**
  * The batch upsert, one round trip and one transaction: `vetflow_upsert_contacts` (contact-sync.sql)
  * calls the single upsert's function once per item, in order. Answers each item's outcome by its
- * `item` number; a unique violation in any item raises (and writes nothing).
+ * `item` number; a unique violation in any item raises (and writes nothing). Reads only the
+ * contact's id of each item (the batch answers no contact): mapping the whole row cost the server
+ * ~7 µs per item.
  */
 export function prepareContactBatchUpsert(db: Db) {
   const p = (name: string) => sql.placeholder(name);
   const statement = db
-    .select({ item: sql<number>`item`, ...upsertResultColumns() })
+    .select({ item: sql<number>`item`, contactId: sql<string | null>`contact_id`, ...outcomeColumns() })
     .from(
-      sql`(select u.item, (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contacts(
+      sql`(select u.item, (u.contact).id as contact_id, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contacts(
         ${p('workspaceId')}::uuid, ${p('items')}::jsonb, ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text,
         ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
     )
@@ -179,13 +185,20 @@ export function prepareContactBatchUpsert(db: Db) {
     workspaceId: string,
     items: { item: number; fields: ContactFields }[],
     source: AuditSource,
-  ): Promise<Map<number, UpsertOutcome>> => {
+  ): Promise<Map<number, BatchItemOutcome>> => {
     const payload = items.map(({ item, fields }) => {
       const { sent, values } = upsertArguments(fields);
-      return { item, sent, ...values };
+      // A text[] literal ("{external_id,name,phone}": API names need no quoting), which the function
+      // casts in a plain expression; a JSON array would need a subquery per item.
+      return { item, sent: `{${sent.join(',')}}`, ...values };
     });
     const rows = await statement.execute({ workspaceId, items: JSON.stringify(payload), ...source });
-    return new Map(rows.map(({ item, ...row }) => [item, outcomeOf(row)]));
+    return new Map(
+      rows.map(({ item, contactId, missingField, ...row }) => [
+        item,
+        missingField ? { missingField } : { contactId: contactId!, ...row, missingField: null },
+      ]),
+    );
   };
 }
 

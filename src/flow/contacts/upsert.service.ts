@@ -10,6 +10,7 @@ import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
 import { normalizeContactFields, parseContactUpsert } from './contact-input.ts';
 import {
   type AuditSource,
+  type BatchItemOutcome,
   type ContactFields,
   type ContactRow,
   findActiveHolder,
@@ -120,15 +121,15 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
         results[index] = failed(index, error);
       }
     });
-    const succeeded = (index: number, result: UpsertResult): BatchItemResult => ({
+    const succeeded = (index: number, result: Omit<UpsertResult, 'contact'> & { contactId: string }): BatchItemResult => ({
       index,
       status: result.action === 'updated' ? 200 : 201,
-      contact_id: result.contact.id,
+      contact_id: result.contactId,
       action: result.action,
       matched_by: result.matchedBy,
       warnings: result.warnings,
     });
-    let outcomes: Map<number, UpsertOutcome> | undefined;
+    let outcomes: Map<number, BatchItemOutcome> | undefined;
     try {
       outcomes = valid.length > 0 ? await upsertMany(caller.workspaceId, valid, sourceOf(caller, meta)) : new Map();
     } catch (error) {
@@ -138,7 +139,14 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     }
     for (const { item, input } of valid) {
       try {
-        results[item] = succeeded(item, outcomes ? resultOf(outcomes.get(item)!) : await upsertContact(caller, input, meta));
+        if (outcomes) {
+          const outcome = outcomes.get(item)!;
+          if (outcome.missingField) throw missingFieldError(outcome.missingField);
+          results[item] = succeeded(item, { ...outcome, warnings: outcome.warnings as UpsertWarning[] });
+        } else {
+          const result = await upsertContact(caller, input, meta);
+          results[item] = succeeded(item, { ...result, contactId: result.contact.id });
+        }
       } catch (error) {
         results[item] = failed(item, error);
       }
@@ -194,15 +202,17 @@ function upsertFieldsOf(input: ContactUpsert): { fields: ContactFields; ids: Ide
   return { fields, ids };
 }
 
-/** The function's outcome as the API's result; nothing matched and a field to create is missing → 400. */
+/** Nothing matched and a field needed to create is missing → 400. */
+function missingFieldError(field: 'name' | 'phone'): AppError {
+  return new AppError('INVALID_REQUEST', `No contact matches; ${field} is required to create one`, {
+    field,
+    reason: 'required to create a contact',
+  });
+}
+
+/** The function's outcome as the API's result. */
 function resultOf(outcome: UpsertOutcome): UpsertResult {
-  if (outcome.missingField) {
-    const field = outcome.missingField;
-    throw new AppError('INVALID_REQUEST', `No contact matches; ${field} is required to create one`, {
-      field,
-      reason: 'required to create a contact',
-    });
-  }
+  if (outcome.missingField) throw missingFieldError(outcome.missingField);
   return {
     contact: outcome.contact,
     action: outcome.action,
