@@ -12,8 +12,14 @@ import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type Sect
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
 import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER, VET_SPEAKER } from './vocabulary.ts';
 
-// Read, not imported: the type checker need not infer a type for thousands of weights.
-const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
+// Read, not imported: the type checker need not infer a type for thousands of weights. Read on
+// first use, not at import: parsed, the weights hold ~10 MB of heap (~17 MB RSS) that a process
+// which never sections (ROLE=api, an idle worker) need not carry (docs/benchmarks.md, idle memory).
+let shippedModel: SectionModel | undefined;
+function loadShippedModel(): SectionModel {
+  shippedModel ??= JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
+  return shippedModel;
+}
 /** How a transcript is labelled; tuned by cross-validation on the corpus's tuning part (docs/providers.md). */
 export interface DecodingOptions {
   /** How much the sequence of sections counts against each sentence's own evidence. */
@@ -133,7 +139,7 @@ export function analyseSentences(
 /** Labels every sentence of `text`, in order. Exposed for tests and for scoring the corpus. */
 export function assignSentences(
   text: string,
-  model: SectionModel = SHIPPED_MODEL,
+  model: SectionModel = loadShippedModel(),
   segments: readonly { text: string }[] = [],
   options: DecodingOptions = DEFAULT_DECODING,
 ): AssignedSentence[] {
@@ -185,7 +191,7 @@ export function createRulesSectioner(): Sectioner {
     name: 'rules',
     async section(input, signal) {
       signal.throwIfAborted();
-      return buildSections(assignSentences(input.text, SHIPPED_MODEL, input.segments));
+      return buildSections(assignSentences(input.text, loadShippedModel(), input.segments));
     },
   };
 }
