@@ -21,7 +21,10 @@ export interface VetflowServer extends BenchServer {
  * compile cache `npm start` sets (package.json): warm from the second start of a checkout on.
  */
 export async function startVetflow(env: Record<string, string>): Promise<VetflowServer> {
-  const server: RunningServer = await startServer({ NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules/.cache/node-compile-cache'), ...env }, 60_000);
+  const server: RunningServer = await startServer(
+    { NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules/.cache/node-compile-cache'), ...env },
+    60_000,
+  );
   const stop = async () => {
     if (server.child.exitCode === null) await server.stop('SIGTERM');
   };
