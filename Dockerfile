@@ -8,7 +8,8 @@ ENV NODE_ENV=production \
     BUILD_COMMIT=${BUILD_COMMIT} \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache
 
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

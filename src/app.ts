@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
 import { createFlowModule } from './flow/flow.module.ts';
@@ -15,6 +15,7 @@ import { healthRoutes } from './platform/http/health.routes.ts';
 import { registerInputBoundary } from './platform/http/input-boundary.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { requestIdFrom } from './platform/http/request-id.ts';
+import { RequestLogController } from './platform/http/request-log.ts';
 import { registerRouteRegistry } from './platform/http/route-registry.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
 import { type JobDefinition, JobQueue } from './platform/jobs.ts';
@@ -70,7 +71,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFrom,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     // A hop count is valid at runtime (proxy-addr) though Fastify's types only list the other forms.
     trustProxy: config.TRUST_PROXY as boolean | string[],
     requestTimeout: config.REQUEST_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type RunningServer, startServer } from '../../test/helpers/processes.ts';
 import { ROOT } from './audio.ts';
@@ -15,9 +16,15 @@ export interface VetflowServer extends BenchServer {
   output: string[];
 }
 
-/** `node src/main.ts` as operators run it, against `env` (DATABASE_URL, DATA_DIR, ...). */
+/**
+ * `node src/main.ts` as operators run it, against `env` (DATABASE_URL, DATA_DIR, ...), with the
+ * compile cache `npm start` sets (package.json): warm from the second start of a checkout on.
+ */
 export async function startVetflow(env: Record<string, string>): Promise<VetflowServer> {
-  const server: RunningServer = await startServer(env, 60_000);
+  const server: RunningServer = await startServer(
+    { NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules/.cache/node-compile-cache'), ...env },
+    60_000,
+  );
   const stop = async () => {
     if (server.child.exitCode === null) await server.stop('SIGTERM');
   };

@@ -62,7 +62,7 @@ describe('a canary key', () => {
     }
     const logText = logs.slice(from).join('\n');
     // The requests were logged (headers from an allowlist, so the key's header is simply absent).
-    expect(logText).toContain('incoming request');
+    expect(logText).toContain('request completed');
     expect(logText).not.toContain(canary);
   });
 

@@ -159,6 +159,33 @@ describe('logs', () => {
   });
 });
 
+describe('request lines', () => {
+  it('one info line per request, when it completes: the request, its status and time, its request id', async () => {
+    const requestId = `one-line-${Date.now()}`;
+    await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': requestId, 'user-agent': 'one-line-probe/1.0' } });
+    const lines = logs.map((line) => JSON.parse(line)).filter((line) => line.request_id === requestId);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { method: 'GET', url: '/healthz', headers: { 'user-agent': 'one-line-probe/1.0' } },
+      res: { statusCode: 200 },
+    });
+    expect(typeof lines[0].responseTime).toBe('number');
+  });
+
+  it('logs the request as it arrives at debug level', async () => {
+    const { app: debugApp, logs: debugLogs } = await createTestApp({ env: { LOG_LEVEL: 'debug' } });
+    const requestId = `arrival-${Date.now()}`;
+    await debugApp.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': requestId } });
+    const lines = debugLogs.map((line) => JSON.parse(line)).filter((line) => line.request_id === requestId);
+    expect(lines.map(({ level, msg }) => [level, msg])).toEqual([
+      [20, 'incoming request'],
+      [30, 'request completed'],
+    ]);
+  });
+});
+
 describe('server timeouts', () => {
   it('gives the Node server the configured request, connection and keep-alive timeouts', async () => {
     // Values none of which is a default, so each can only have come from its own variable.

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 // What loading the app costs (docs/benchmarks.md, "Idle memory"): drizzle through its CommonJS build
-// only — its ESM build costs ~200 MB of RSS on Node 24 — and the optional dependencies not at all.
+// only — its ESM build costs ~200 MB of RSS on Node 24 — the optional dependencies not at all, and
+// what only some paths use (the sectioner's stemmer, phone parsing, the duration probe) not before them.
 const APP = fileURLToPath(new URL('../../src/app.ts', import.meta.url));
 const PROBE = `
 import { registerHooks } from 'node:module';
@@ -23,5 +24,11 @@ describe('importing the app', () => {
     expect(drizzle).toContain('drizzle-orm/node-postgres/index.cjs');
     expect(drizzle.filter((file) => !file.endsWith('.cjs'))).toEqual([]);
     expect(loaded.filter((file) => /^(ioredis|@aws-sdk|mediabunny|@electric-sql\/pglite)\//.test(file))).toEqual([]);
+  }, 60_000);
+
+  it('loads the stemmer, libphonenumber-js and music-metadata only when first used', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', PROBE], { encoding: 'utf8' });
+    const loaded: string[] = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(loaded.filter((file) => /^(snowball-stemmers|libphonenumber-js|music-metadata)\//.test(file))).toEqual([]);
   }, 60_000);
 });

@@ -1,4 +1,13 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { createRequire } from 'node:module';
+import type * as libphonenumber from 'libphonenumber-js';
+
+// Loaded on the first phone normalised, not at start-up: 110 modules and their metadata (~2 MB of
+// heap) that a process serving only the Notes API need not hold (docs/benchmarks.md, idle memory).
+let parser: typeof libphonenumber.parsePhoneNumberFromString | undefined;
+function parsePhoneNumberFromString(...args: Parameters<typeof libphonenumber.parsePhoneNumberFromString>) {
+  parser ??= (createRequire(import.meta.url)('libphonenumber-js') as typeof libphonenumber).parsePhoneNumberFromString;
+  return parser(...args);
+}
 
 /**
  * A phone in its one canonical form: E.164 after parsing with default region BR. Brazilian mobiles

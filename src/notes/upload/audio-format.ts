@@ -1,4 +1,3 @@
-import { parseFile } from 'music-metadata';
 import type { AudioFormat } from '../../providers/transcription/port.ts';
 
 export const ACCEPTED_FORMATS: readonly AudioFormat[] = ['mp3', 'wav', 'm4a', 'aac'];
@@ -40,6 +39,9 @@ export function sniffAudioFormat(head: Buffer): { format: AudioFormat } | { form
  * answers a text file named .mp3 with an empty format and no error, and throws on a truncated m4a).
  */
 export async function probeDurationSeconds(filePath: string): Promise<number | null> {
+  // Imported on the first upload, not at start-up: ~40 modules a process that takes no upload
+  // (ROLE=worker) need not hold (docs/benchmarks.md, idle memory).
+  const { parseFile } = await import('music-metadata');
   try {
     const { format } = await parseFile(filePath, { duration: true, skipCovers: true });
     if (!format.container || !format.duration || !Number.isFinite(format.duration) || format.duration <= 0) return null;

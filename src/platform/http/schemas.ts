@@ -48,7 +48,10 @@ export function errorResponses<const S extends number>(...statuses: S[]): Record
 
 /** Every timestamp in a body is `YYYY-MM-DDThh:mm:ssZ`: UTC, no fractional seconds. */
 export function toTimestamp(value: Date | string): string {
-  return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString always ends in `.sssZ`; cutting it is cheaper than a regular expression (this runs
+  // a dozen times per note read).
+  const iso = (value instanceof Date ? value : new Date(value)).toISOString();
+  return `${iso.slice(0, -5)}Z`;
 }
 
 export const TimestampSchema = z.iso.datetime().meta({ example: '2026-01-31T14:05:09Z' });

@@ -3,16 +3,20 @@
 // is learned, not fixed), its shape (numbers, question, length) and where it sits in the
 // consultation. Stems and folding make "vomitando", "vômito" and ASR's "vomito" one feature.
 
-import snowball from 'snowball-stemmers';
+import { createRequire } from 'node:module';
+import type snowballStemmers from 'snowball-stemmers';
 import { SECTION_LABELS } from './port.ts';
 import { CUES } from './vocabulary.ts';
 
-const stemmer = snowball.newStemmer('portuguese');
+// Loaded on the first word stemmed, not at import: one 850 kB file of every language's stemmer
+// (~3 MB of heap) that a process which never sections need not hold (docs/benchmarks.md, idle memory).
+let stemmer: ReturnType<typeof snowballStemmers.newStemmer> | undefined;
 const stemCache = new Map<string, string>();
 
 export function stem(word: string): string {
   let stemmed = stemCache.get(word);
   if (stemmed === undefined) {
+    stemmer ??= (createRequire(import.meta.url)('snowball-stemmers') as typeof snowballStemmers).newStemmer('portuguese');
     stemmed = stemmer.stem(word);
     if (stemCache.size < 50_000) stemCache.set(word, stemmed);
   }

@@ -12,8 +12,15 @@ import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type Sect
 import { fold, type SentenceSpan, splitSentences } from './sentences.ts';
 import { HEADING_AT_START, RETURN_VISIT, SPEAKER_LABEL_AT_START, SWITCH_AT_START, TUTOR_SPEAKER, VET_SPEAKER } from './vocabulary.ts';
 
-// Read, not imported: the type checker need not infer a type for thousands of weights.
-const SHIPPED_MODEL = JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
+// Read, not imported: the type checker need not infer a type for thousands of weights. Read on
+// first use, not at import: parsed, the weights hold well over 10 MB of heap that a process
+// which never sections (ROLE=api, an idle worker) need not carry (docs/benchmarks.md, idle memory).
+let shippedModel: SectionModel | undefined;
+function loadShippedModel(): SectionModel {
+  shippedModel ??= JSON.parse(readFileSync(new URL('./model.json', import.meta.url), 'utf8')) as SectionModel;
+  return shippedModel;
+}
+
 export interface AssignedSentence extends SentenceSpan {
   label: SectionLabel;
   /** The sentence without its spoken heading ("Anamnese: tutor relata..." → "tutor relata..."); may be empty. */
@@ -112,7 +119,7 @@ export function analyseSentences(text: string, boundary: BoundaryModel, segments
 /** Labels every sentence of `text`, in order. Exposed for tests and for scoring the corpus. */
 export function assignSentences(
   text: string,
-  model: SectionModel = SHIPPED_MODEL,
+  model: SectionModel = loadShippedModel(),
   segments: readonly { text: string }[] = [],
 ): AssignedSentence[] {
   const analysed = analyseSentences(text, model.boundary, segments);
@@ -165,7 +172,7 @@ export function createRulesSectioner(): Sectioner {
     name: 'rules',
     async section(input, signal) {
       signal.throwIfAborted();
-      return buildSections(assignSentences(input.text, SHIPPED_MODEL, input.segments));
+      return buildSections(assignSentences(input.text, loadShippedModel(), input.segments));
     },
   };
 }
