@@ -4,6 +4,8 @@
 // against its neighbours' sections as the decoder will, and learns what a change of section at a
 // guessed cut costs.
 
+import { adagradStep, shuffle, vectorOf } from './sgd.ts';
+
 export interface ChainSequence {
   /** Per sentence, its active features. */
   features: string[][];
@@ -41,14 +43,7 @@ function logSumExp(values: ArrayLike<number>): number {
 export function trainChain(sequences: ChainSequence[], labels: number, bandCount: number, options: ChainOptions): ChainParameters {
   const weights = new Map<string, Float64Array>();
   const squared = new Map<string, Float64Array>();
-  const vector = (map: Map<string, Float64Array>, key: string, initial: number) => {
-    let found = map.get(key);
-    if (!found) {
-      found = new Float64Array(labels).fill(initial);
-      map.set(key, found);
-    }
-    return found;
-  };
+  const vector = (map: Map<string, Float64Array>, key: string, initial: number) => vectorOf(map, key, labels, initial);
   const start = new Float64Array(labels);
   const startSquared = new Float64Array(labels).fill(1e-8);
   const transitions = Array.from({ length: labels }, () => new Float64Array(labels));
@@ -56,10 +51,7 @@ export function trainChain(sequences: ChainSequence[], labels: number, bandCount
   const changePenalties = new Float64Array(bandCount);
   const penaltySquared = new Float64Array(bandCount).fill(1e-8);
   const { learningRate, l2 } = options;
-  const step = (w: Float64Array, g2: Float64Array, l: number, gradient: number) => {
-    g2[l]! += gradient * gradient;
-    w[l]! -= (learningRate * gradient) / Math.sqrt(g2[l]!);
-  };
+  const step = (w: Float64Array, g2: Float64Array, l: number, gradient: number) => adagradStep(w, g2, l, gradient, learningRate);
 
   const sums = new Map<string, Float64Array>();
   const transitionSums = Array.from({ length: labels }, () => new Float64Array(labels));
@@ -68,10 +60,7 @@ export function trainChain(sequences: ChainSequence[], labels: number, bandCount
   let snapshots = 0;
   const order = sequences.map((_, i) => i);
   for (let epoch = 0; epoch < options.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(options.random() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    shuffle(order, options.random);
     for (const index of order) {
       const { features, targets, allowed, bands } = sequences[index]!;
       const n = targets.length;
@@ -142,18 +131,14 @@ export function trainChain(sequences: ChainSequence[], labels: number, bandCount
         for (let l = 0; l < labels; l++) step(w, g2, l, gradient[l]! + l2 * w[l]!);
       }
     }
-    // The average of the weights after every epoch: steadier than the last SGD step (it scores
-    // better in cross-validation).
-    {
-      snapshots++;
-      for (const [feature, w] of weights) {
-        const sum = vector(sums, feature, 0);
-        for (let l = 0; l < labels; l++) sum[l]! += w[l]!;
-      }
-      for (let k = 0; k < labels; k++) for (let l = 0; l < labels; l++) transitionSums[k]![l]! += transitions[k]![l]!;
-      for (let l = 0; l < labels; l++) startSums[l]! += start[l]!;
-      for (let b = 0; b < bandCount; b++) penaltySums[b]! += changePenalties[b]!;
+    snapshots++;
+    for (const [feature, w] of weights) {
+      const sum = vector(sums, feature, 0);
+      for (let l = 0; l < labels; l++) sum[l]! += w[l]!;
     }
+    for (let k = 0; k < labels; k++) for (let l = 0; l < labels; l++) transitionSums[k]![l]! += transitions[k]![l]!;
+    for (let l = 0; l < labels; l++) startSums[l]! += start[l]!;
+    for (let b = 0; b < bandCount; b++) penaltySums[b]! += changePenalties[b]!;
   }
   const mean = (sum: Float64Array) => sum.map((value) => value / Math.max(1, snapshots));
   return {

@@ -11,6 +11,7 @@ import { logSoftmax, type SectionModel } from './model.ts';
 import { SECTION_LABELS, type SectionLabel } from './port.ts';
 import { analyseSentences } from './rules.ts';
 import { fold, splitSentences } from './sentences.ts';
+import { adagradStep, shuffle, vectorOf } from './sgd.ts';
 
 /** A transcript and the labelled sentences it is made of (character offsets into `text`). */
 export interface LabelledTranscript {
@@ -116,14 +117,7 @@ function fitLogistic(examples: Example[], classes: number, fit: FitOptions, opti
 
   const weights = new Map<string, Float64Array>();
   const squaredGradients = new Map<string, Float64Array>();
-  const vector = (map: Map<string, Float64Array>, feature: string, initial: number) => {
-    let found = map.get(feature);
-    if (!found) {
-      found = new Float64Array(classes).fill(initial);
-      map.set(feature, found);
-    }
-    return found;
-  };
+  const vector = (map: Map<string, Float64Array>, feature: string, initial: number) => vectorOf(map, feature, classes, initial);
 
   const random = mulberry32(options.seed);
   const order = examples.map((_, i) => i);
@@ -141,11 +135,8 @@ function fitLogistic(examples: Example[], classes: number, fit: FitOptions, opti
       for (const feature of active) {
         const w = vector(weights, feature, 0);
         const g2 = vector(squaredGradients, feature, 1e-8);
-        for (let c = 0; c < classes; c++) {
-          const gradient = probabilities[c]! - (c === target ? 1 : 0) + fit.l2 * w[c]!;
-          g2[c]! += gradient * gradient;
-          w[c]! -= (fit.learningRate * gradient) / Math.sqrt(g2[c]!);
-        }
+        for (let c = 0; c < classes; c++)
+          adagradStep(w, g2, c, probabilities[c]! - (c === target ? 1 : 0) + fit.l2 * w[c]!, fit.learningRate);
       }
     }
   }
@@ -178,11 +169,4 @@ export function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function shuffle(items: number[], random: () => number): void {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
 }
