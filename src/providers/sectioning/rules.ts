@@ -1,6 +1,6 @@
-// The `rules` sectioner: spoken headings decide where they are said; elsewhere a sentence model
-// learned from a labelled pt-BR corpus (word stems, cue patterns, position, neighbours), decoded
-// over the whole consultation. No network. It is the default and the fallback of the `openai`
+// The `rules` sectioner: spoken headings decide where they are said; elsewhere a linear-chain CRF
+// learned from a labelled pt-BR corpus (word stems, cue patterns, position, the section order),
+// decoded over the whole consultation. No network. It is the default and the fallback of the `openai`
 // sectioner, so it must never fail and never drop a sentence.
 
 import { readFileSync } from 'node:fs';
