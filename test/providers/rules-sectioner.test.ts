@@ -188,6 +188,19 @@ describe('rules sectioner behaviour', () => {
     expect(assignSentences(runOn).length).toBeGreaterThan(1);
   });
 
+  it('ignores speech-to-text segments that start inside a punctuated sentence', () => {
+    const text =
+      'Ele vomitou três vezes desde ontem e não quer comer. Temperatura de trinta e nove e oito e mucosas pálidas. Vou internar hoje.';
+    // A server that cuts every five words, whatever the sentences.
+    const words = text.split(' ');
+    const segments = Array.from({ length: Math.ceil(words.length / 5) }, (_, i) => ({ text: words.slice(i * 5, i * 5 + 5).join(' ') }));
+    expect(assignSentences(text, undefined, segments).map((s) => s.text)).toEqual([
+      'Ele vomitou três vezes desde ontem e não quer comer.',
+      'Temperatura de trinta e nove e oito e mucosas pálidas.',
+      'Vou internar hoje.',
+    ]);
+  });
+
   it('does not split after abbreviations such as "Dr." and keeps decimals whole', () => {
     const sentences = assignSentences('Dr. Paulo: peso 3.5 kg. Tutor: ok.');
     expect(sentences.map((s) => s.text)).toEqual(['Dr. Paulo: peso 3.5 kg.', 'Tutor: ok.']);

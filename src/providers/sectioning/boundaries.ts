@@ -115,10 +115,13 @@ export function splitRuns(
   text: string,
   folded: string,
   model: BoundaryModel,
-  segmentCuts: ReadonlySet<number> = new Set(),
+  segments: ReadonlySet<number> = new Set(),
 ): RunSpan[] {
   const result: RunSpan[] = [];
   const punctuated = isPunctuated(spans, folded);
+  // Segments start where the server paused, which is not always between sentences: where
+  // punctuation marks the sentences, it is the better witness and segments cut nothing.
+  const segmentCuts: ReadonlySet<number> = punctuated ? new Set() : segments;
   for (const span of spans) {
     const words = runWords(folded, span.start, span.end);
     // A sentence of ordinary length came out of punctuation as it is: only long runs of a
