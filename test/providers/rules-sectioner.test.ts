@@ -17,8 +17,8 @@ describe('rules sectioner on the pt-BR corpus', () => {
 
   it('has a corpus large and varied enough to mean something', () => {
     const all = [...tuning, ...heldOut];
-    expect(all.length).toBeGreaterThanOrEqual(400);
-    expect(all.reduce((sum, t) => sum + t.sentences.length, 0)).toBeGreaterThanOrEqual(7500);
+    expect(all.length).toBeGreaterThanOrEqual(550);
+    expect(all.reduce((sum, t) => sum + t.sentences.length, 0)).toBeGreaterThanOrEqual(10000);
     expect(new Set(all.map((t) => t.id)).size).toBe(all.length);
     for (const half of [tuning, heldOut]) {
       expect(new Set(half.map((t) => t.style))).toEqual(new Set(['headings', 'plain', 'dialogue']));
@@ -31,10 +31,10 @@ describe('rules sectioner on the pt-BR corpus', () => {
     expect(heldOut.filter((t) => tuningIds.has(t.id))).toEqual([]);
   });
 
-  // Regression guards a little under today's held-out figures (docs/providers.md): 93.3 % overall
-  // (88.8 % right and whole in one section), 94.2 % on punctuated transcripts, the weakest label
-  // (observations) 83.5 %. A change that lowers these is a step back.
-  it('places held-out sentences right: ≥ 92 % overall, ≥ 87 % whole, ≥ 94 % on punctuated transcripts, every label ≥ 80 %', () => {
+  // Regression guards a little under today's held-out figures (docs/providers.md): 93.1 % overall
+  // (88.5 % right and whole in one section), 94.4 % on punctuated transcripts, the weakest label
+  // (observations) 85.6 %. A change that lowers these is a step back.
+  it('places held-out sentences right: ≥ 92 % overall, ≥ 87 % whole, ≥ 94 % on punctuated transcripts, every label ≥ 84 %', () => {
     const score = heldOutScore;
     const styles = Object.entries(score.byStyle).map(([style, s]) => `${style} ${s.right}/${s.total}`);
     const labels = Object.entries(score.byLabel).map(([label, s]) => `${label} ${s.right}/${s.total}`);
@@ -47,7 +47,7 @@ describe('rules sectioner on the pt-BR corpus', () => {
     expect((score.right - rightButSplit) / score.total).toBeGreaterThanOrEqual(0.87);
     for (const label of SECTION_LABELS) {
       const recall = score.byLabel[label]!;
-      expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.8);
+      expect(recall.right / recall.total, label).toBeGreaterThanOrEqual(0.84);
     }
     const punctuated = heldOut.filter(isPunctuated);
     const punctuatedScore = scoreCorpus(punctuated, (text) => assignSentences(text, tunedModel));
