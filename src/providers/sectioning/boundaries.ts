@@ -74,7 +74,7 @@ export interface RunSpan extends SentenceSpan {
   guessedStart: boolean;
   /** Whether a segment of the speech-to-text server starts here. */
   segmentStart: boolean;
-  /** The boundary model's chance that a sentence starts here, for a guessed start (1 at a segment start). */
+  /** The boundary model's chance that a sentence starts here, for a guessed start (1 at a segment start, where it is not asked). */
   startChance: number;
 }
 
@@ -101,9 +101,9 @@ export function segmentStarts(text: string, segments: readonly { text: string }[
 // guessed cut there can only split it over two sections.
 const PUNCTUATED_WORDS_PER_SENTENCE = 25;
 
-function isPunctuated(spans: SentenceSpan[], folded: string): boolean {
-  const words = spans.reduce((count, span) => count + runWords(folded, span.start, span.end).length, 0);
-  return words < PUNCTUATED_WORDS_PER_SENTENCE * spans.length;
+function isPunctuated(wordsPerSpan: RunWord[][]): boolean {
+  const words = wordsPerSpan.reduce((count, spanWords) => count + spanWords.length, 0);
+  return words < PUNCTUATED_WORDS_PER_SENTENCE * wordsPerSpan.length;
 }
 
 /**
@@ -118,12 +118,13 @@ export function splitRuns(
   segments: ReadonlySet<number> = new Set(),
 ): RunSpan[] {
   const result: RunSpan[] = [];
-  const punctuated = isPunctuated(spans, folded);
+  const wordsPerSpan = spans.map((span) => runWords(folded, span.start, span.end));
+  const punctuated = isPunctuated(wordsPerSpan);
   // Segments start where the server paused, which is not always between sentences: where
   // punctuation marks the sentences, it is the better witness and segments cut nothing.
   const segmentCuts: ReadonlySet<number> = punctuated ? new Set() : segments;
-  for (const span of spans) {
-    const words = runWords(folded, span.start, span.end);
+  for (const [spanIndex, span] of spans.entries()) {
+    const words = wordsPerSpan[spanIndex]!;
     // A sentence of ordinary length came out of punctuation as it is: only long runs of a
     // transcript that punctuation does not already cut into sentences are guessed at.
     const guessing = words.length >= LONG_RUN_WORDS && !punctuated;
@@ -137,7 +138,7 @@ export function splitRuns(
         afterLineBreak: pieceStart === span.start && span.afterLineBreak,
         guessedStart: pieceStart !== span.start,
         segmentStart: segmentCuts.has(pieceStart),
-        startChance: pieceStart === span.start || segmentCuts.has(pieceStart) ? 1 : chance,
+        startChance: pieceStart === span.start ? 1 : chance,
       });
     let cutAt = 0;
     for (let i = 1; i < words.length; i++) {

@@ -63,11 +63,12 @@ export function trainSectioner(transcripts: LabelledTranscript[], options: Train
     threshold: options.cutThreshold,
   };
   const analysed = transcripts.map((transcript) => ({ transcript, pieces: analyseSentences(transcript.text, boundary) }));
-  const counts = new Map<string, number>();
-  for (const { pieces } of analysed)
-    for (const { features } of pieces) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  const keep = frequentFeatures(
+    analysed.flatMap(({ pieces }) => pieces.map(({ features }) => features)),
+    options.minCount,
+  );
   const sequences = analysed.map(({ transcript, pieces }) => ({
-    features: pieces.map(({ features }) => features.filter((feature) => (counts.get(feature) ?? 0) >= options.minCount)),
+    features: pieces.map(({ features }) => features.filter(keep)),
     targets: pieces.map((piece) => SECTION_LABELS.indexOf(majorityLabel(transcript.units, piece.start, piece.end) ?? 'observations')),
     allowed: pieces.map((piece) => piece.allowed),
     bands: pieces.map(cutBand),
@@ -109,11 +110,20 @@ export function majorityLabel(units: LabelledTranscript['units'], start: number,
   return [...overlap].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
+/** Whether a feature is seen in at least `minCount` of these lists (rarer ones are noise, and would bloat the model file). */
+function frequentFeatures(featureLists: string[][], minCount: number): (feature: string) => boolean {
+  const counts = new Map<string, number>();
+  for (const features of featureLists) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  return (feature) => (counts.get(feature) ?? 0) >= minCount;
+}
+
 /** Softmax regression over `classes` (two classes make a logistic regression). */
 function fitLogistic(examples: Example[], classes: number, fit: FitOptions, options: TrainingOptions): Map<string, Float64Array> {
-  const counts = new Map<string, number>();
-  for (const { features } of examples) for (const feature of features) counts.set(feature, (counts.get(feature) ?? 0) + 1);
-  const activeFeatures = examples.map(({ features }) => features.filter((feature) => (counts.get(feature) ?? 0) >= options.minCount));
+  const keep = frequentFeatures(
+    examples.map(({ features }) => features),
+    options.minCount,
+  );
+  const activeFeatures = examples.map(({ features }) => features.filter(keep));
 
   const weights = new Map<string, Float64Array>();
   const squaredGradients = new Map<string, Float64Array>();
