@@ -6,6 +6,7 @@ import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
+import { releaseStartupMemory } from './platform/startup-memory.ts';
 import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
 import { VERSION } from './platform/version.ts';
 
@@ -56,6 +57,8 @@ try {
     },
     'vetflow started',
   );
+  // Once the first job polls and timers have run: what start-up allocated goes back to the system.
+  setTimeout(releaseStartupMemory, 1_000).unref();
   // Shown once, on the very first start, straight to stdout: never through the (persisted) logs.
   if (demoClinic) {
     process.stdout.write(
