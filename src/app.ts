@@ -71,7 +71,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFrom,
     requestIdHeader: false,
-    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }, logger),
     // A hop count is valid at runtime (proxy-addr) though Fastify's types only list the other forms.
     trustProxy: config.TRUST_PROXY as boolean | string[],
     requestTimeout: config.REQUEST_TIMEOUT_MS,

@@ -151,14 +151,17 @@ export async function staleProcessingNotes(before: Date, db: Db, limit = 100): P
  */
 export function prepareNoteWithSections(db: Db) {
   // Plain SQL names: in a one-table select drizzle leaves columns unqualified, and the correlated
-  // subquery must say which table's id it means.
+  // subquery must say which table's id it means. The sections' timestamps come in the API's form
+  // (whole seconds, UTC, `Z`): no Date is parsed and formatted again for each (docs/benchmarks.md).
   const statement = db
     .select({
       ...noteColumnsWithoutTranscript,
       sections: sql<SectionFields[]>`coalesce((
         select json_agg(json_build_object(
           'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
-          'evidence', s.evidence, 'order', s."order", 'createdAt', s.created_at, 'updatedAt', s.updated_at) order by s.position)
+          'evidence', s.evidence, 'order', s."order",
+          'createdAt', to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+          'updatedAt', to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) order by s.position)
         from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
     })
     .from(notes)

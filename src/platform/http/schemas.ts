@@ -48,6 +48,9 @@ export function errorResponses<const S extends number>(...statuses: S[]): Record
 
 /** Every timestamp in a body is `YYYY-MM-DDThh:mm:ssZ`: UTC, no fractional seconds. */
 export function toTimestamp(value: Date | string): string {
+  // Already in the API's form (`YYYY-MM-DDTHH:MM:SSZ`, as SQL formats the single-note read's
+  // section timestamps): nothing to parse.
+  if (typeof value === 'string' && value.length === 20 && value[10] === 'T' && value[19] === 'Z') return value;
   // toISOString always ends in `.sssZ`; cutting it is cheaper than a regular expression (this runs
   // a dozen times per note read).
   const iso = (value instanceof Date ? value : new Date(value)).toISOString();
