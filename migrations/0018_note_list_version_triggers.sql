@@ -18,6 +18,13 @@
 -- each other at this row; clinics are bumped in id order so two multi-clinic statements cannot
 -- deadlock on them.
 --
+-- The clinic row is share-locked (FOR KEY SHARE, as a foreign key check does) before its version
+-- row, so that every holder of a version row also holds that lock. An upload locks the clinic row
+-- FOR UPDATE (the quota check) before it inserts its note; without this, a completing note's
+-- transaction could hold the version row, then wait for the clinic row to insert its webhook event
+-- (a foreign key check) while the upload, holding the clinic row, waits for the version row: a
+-- deadlock. Now the upload waits for the clinic row until that transaction ends, or takes it first.
+--
 -- A clinic's first bump inserts version 1: a missing row reads as version 0 (never changed since
 -- this trigger exists; counts of notes written before it are still counted, at version 0, the
 -- first time they are asked). Rows are removed only with their clinic, so a clinic's version never
@@ -41,7 +48,7 @@ BEGIN
     changed := ARRAY(SELECT id FROM clinics);
   END IF;
   INSERT INTO note_list_versions AS v (clinic_id, version)
-    SELECT id, 1 FROM clinics WHERE id = ANY (changed) ORDER BY id
+    SELECT id, 1 FROM clinics WHERE id = ANY (changed) ORDER BY id FOR KEY SHARE
     ON CONFLICT (clinic_id) DO UPDATE SET version = v.version + 1;
   RETURN NULL;
 END;

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, waitForLockWaiters } from '../helpers/database.ts';
 import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
 
 // The triggers that raise a clinic's notes-list version (src/notes/notes/note-list-version.sql):
@@ -102,6 +103,36 @@ describe('the notes-list version', () => {
     await db.execute(sql`delete from clinics where id = ${gone}`);
     expect((await versions())[gone]).toBeUndefined();
     expect(await raised()).toEqual({ [a]: 0, [b]: 0, [c]: 0 });
+  });
+
+  it.runIf(test.url !== undefined)('does not deadlock an upload with a note completing in the same clinic', async () => {
+    await insertNotes([a], 1);
+    const [completing, uploading] = [new pg.Client({ connectionString: test.url }), new pg.Client({ connectionString: test.url })];
+    await Promise.all([completing.connect(), uploading.connect()]);
+    try {
+      // A note completes: its update raises the version (and holds it to the end of the transaction)...
+      await completing.query('begin');
+      await completing.query(`update notes set transcription_status = 'completed' where clinic_id = $1`, [a]);
+      // ...while an upload locks the clinic for its quota check and inserts its note...
+      const upload = (async () => {
+        await uploading.query('begin');
+        await uploading.query('select 1 from clinics where id = $1 for update', [a]);
+        await uploading.query(
+          `insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds)
+           values ($1, 'Nova', 'k', 'mp3', 1, 'x', 1)`,
+          [a],
+        );
+        await uploading.query('commit');
+      })();
+      await waitForLockWaiters(completing, 1);
+      // ...and the completion records its webhook event (a foreign key on the clinic).
+      await completing.query(`insert into webhook_events (clinic_id, type, payload) values ($1, 'note.completed', '{}')`, [a]);
+      await completing.query('commit');
+      await upload;
+      expect(await raised()).toMatchObject({ [a]: 3 });
+    } finally {
+      await Promise.all([completing.end(), uploading.end()]);
+    }
   });
 
   it('rises for every clinic on a truncate', async () => {
