@@ -100,7 +100,6 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     db,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     listCountLimit: config.NOTES_LIST_COUNT_LIMIT,
-    listCountCacheMs: config.NOTES_LIST_COUNT_CACHE_SECONDS * 1000,
   });
   await app.register(exportRoutes, { db });
   await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });

@@ -144,8 +144,6 @@ const variables = z.object({
   AUDIO_MIN_SECONDS: int(10, 0),
   AUDIO_MAX_SECONDS: int(3600, 1),
   NOTES_LIST_COUNT_LIMIT: int(10_000, 1),
-  // A filter that counted beyond NOTES_LIST_COUNT_LIMIT is not counted again for this long (0: always count).
-  NOTES_LIST_COUNT_CACHE_SECONDS: int(5, 0),
   RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: int(1000, 1),
   RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),
   RATE_LIMIT_VIEWER_PER_MINUTE: int(200, 1),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
 
 // The PL/pgSQL behind the contact upserts and the change feed has one source per file,
 // src/flow/contacts/upsert-contact.sql and contact-sync.sql; the migrations only deploy them. The
@@ -25,52 +25,19 @@ const test = await createTestDatabase();
 afterAll(() => test.drop());
 const db = test.database.db;
 
-type Rows<T> = { rows: T[] };
-const definitionsIn = async (run: typeof db, schema: string, functions: readonly string[]) => {
-  const result = (await run.execute(sql`
-    select p.proname as name, pg_get_functiondef(p.oid) as definition
-    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-    where n.nspname = ${schema} and p.proname in (${sql.join(
-      functions.map((name) => sql`${name}`),
-      sql`, `,
-    )})
-    order by p.proname`)) as unknown as Rows<{ name: string; definition: string }>;
-  // Only the schema differs between the two: compare the rest.
-  return result.rows.map((row) => ({ ...row, definition: row.definition.replaceAll(`${schema}.`, '') }));
-};
-
-class Rollback extends Error {}
-
-/** What `source` would deploy: run into a scratch schema, read back, rolled back. */
-async function definitionsOf(source: string, functions: readonly string[]) {
-  let definitions: Awaited<ReturnType<typeof definitionsIn>> = [];
-  await db
-    .transaction(async (tx) => {
-      await tx.execute(sql`create schema vetflow_expected`);
-      await tx.execute(sql`set local search_path = vetflow_expected, public`);
-      for (const statement of source.split('--> statement-breakpoint')) await tx.execute(sql.raw(statement));
-      definitions = await definitionsIn(tx, 'vetflow_expected', functions);
-      throw new Rollback();
-    })
-    .catch((error) => {
-      if (!(error instanceof Rollback)) throw error;
-    });
-  return definitions;
-}
-
 describe.each(SOURCES)('the database functions of $file.pathname', ({ file, functions, edit }) => {
   const source = readFileSync(file, 'utf8');
 
   it('are deployed exactly as their source file defines them', async () => {
-    const expected = await definitionsOf(source, functions);
+    const expected = await definitionsOf(db, source, { functions });
     expect(expected.map((row) => row.name)).toEqual(functions);
-    expect(await definitionsIn(db, 'public', functions)).toEqual(expected);
+    expect(await definitionsIn(db, 'public', { functions })).toEqual(expected);
   });
 
   it('would fail when the source changes without a migration', async () => {
     // Guards the test above against comparing two renderings that could never differ.
     const edited = source.replace(edit[0], edit[1]);
     expect(edited).not.toBe(source);
-    expect(await definitionsIn(db, 'public', functions)).not.toEqual(await definitionsOf(edited, functions));
+    expect(await definitionsIn(db, 'public', { functions })).not.toEqual(await definitionsOf(db, edited, { functions }));
   });
 });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
-import type { SQL } from '../../platform/db/drizzle.ts';
 import type { NotesCaller } from '../callers.ts';
+import type { ListCountCache } from './list-count-cache.ts';
 import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
 import { countNotes, noteFilters, notePage } from './note-list.repo.ts';
 import { toNoteBody } from './note-view.ts';
+import type { NoteSummaryRow } from './notes.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -39,9 +40,8 @@ export const NoteListEnvelope = z
       total_exact: z.boolean().meta({
         description:
           'False when more notes match than the count limit (10,000 by default): `total` is then a lower bound; ' +
-          'later pages still answer. Ask `count=exact` for the full count. A list whose filters counted beyond the limit ' +
-          'is not counted again for a few seconds (NOTES_LIST_COUNT_CACHE_SECONDS, default 5): it keeps answering the lower bound. ' +
-          'A total up to the limit is always counted afresh.',
+          'later pages still answer. Ask `count=exact` for the full count. Either way the total is current: it reflects every ' +
+          "change to the clinic's notes committed before the request.",
       }),
     }),
     notes: z.array(ListItem).meta({ description: 'The same items, in the NoteListResponse shape' }),
@@ -58,78 +58,46 @@ export type ListNotesQuery = z.infer<typeof ListNotesQuery>;
 type Query = ListNotesQuery;
 
 /**
- * Which (clinic, filters) counted beyond the count limit in the last `ttlMs`: paging through a
- * large match (or several clients asking the same list) does not count the same 10,001 rows again.
- * Only that verdict is kept — a total up to the limit is counted every time, so it stays exact and
- * fresh; the verdict goes stale only if thousands of matches vanish within `ttlMs`
- * (docs/notes-reads.md). Bounded: the oldest entries go first beyond `maxEntries`.
+ * One page, newest first, and the total (`exact: false` when it is a lower bound). When the page is
+ * the last one (not full) the total follows from it and nothing is counted. Otherwise the count
+ * stops at `countLimit` + 1 rows unless `count=exact`: an exact count(*) over a large match (a
+ * common name in a clinic with a million notes) costs hundreds of milliseconds, the page itself
+ * under one (docs/notes-reads.md). A count is reused while the clinic's notes have not changed
+ * (`counts`, list-count-cache.ts), except for `days`, whose matches change with the clock alone.
  */
-export function beyondLimitCache(ttlMs: number, maxEntries = 1_000) {
-  const expiries = new Map<string, number>();
-  return {
-    has(key: string): boolean {
-      const expiry = expiries.get(key);
-      if (expiry === undefined) return false;
-      if (expiry > Date.now()) return true;
-      expiries.delete(key);
-      return false;
-    },
-    add(key: string): void {
-      if (ttlMs <= 0) return;
-      expiries.delete(key);
-      expiries.set(key, Date.now() + ttlMs);
-      if (expiries.size > maxEntries) expiries.delete(expiries.keys().next().value!);
-    },
-  };
-}
-export type BeyondLimitCache = ReturnType<typeof beyondLimitCache>;
-
-/**
- * One page, newest first, and the total (`exact: false` when it is a lower bound). The page comes first: when it is the last one (not full)
- * the total follows from it and nothing is counted. Otherwise the count stops at `countLimit` + 1
- * rows unless `count=exact`: an exact count(*) over a large match (a common name in a clinic with a
- * million notes) costs hundreds of milliseconds, the page itself under one (docs/notes-reads.md).
- * A filter that counted beyond the limit moments ago is not counted again (`beyondLimit`).
- */
-export async function listNotes(
-  caller: NotesCaller,
-  query: Query,
-  { db, publicBaseUrl, countLimit, beyondLimit }: { db: Db; publicBaseUrl: string; countLimit: number; beyondLimit: BeyondLimitCache },
-) {
+export async function listNotes(caller: NotesCaller, query: Query, { db, publicBaseUrl, countLimit, counts, listVersion }: ListDeps) {
   const where = noteFilters(caller.clinicId, query);
   const offset = (query.page - 1) * query.limit;
-  const rows = await notePage(where, { limit: query.limit, offset }, db);
-  const { total, exact } = await totalOf(
-    where,
-    rows.length < query.limit && (rows.length > 0 || offset === 0),
-    {
-      seen: offset + rows.length,
-      countLimit: query.count === 'exact' ? undefined : countLimit,
-      beyondLimit,
-      key: filterKey(caller.clinicId, query),
-    },
-    db,
-  );
+  // The version is read before anything is counted (alongside the page, so at no extra wait): a
+  // count is then never older than the version it is stored under.
+  const [rows, version] = await Promise.all([
+    notePage(where, { limit: query.limit, offset }, db),
+    query.days === undefined ? listVersion(caller.clinicId) : undefined,
+  ]);
+  const seen = offset + rows.length;
+  if (rows.length < query.limit && (rows.length > 0 || offset === 0)) return listed(rows, seen, true, publicBaseUrl);
+  const upTo = query.count === 'exact' ? undefined : countLimit;
+  const count = () => countNotes(where, upTo, db);
+  const counted = version === undefined ? await count() : await counts.counted(countKey(caller.clinicId, query, upTo), version, count);
+  if (upTo === undefined || counted <= upTo) return listed(rows, counted, true, publicBaseUrl);
+  // At least this many; more pages than that still answer.
+  return listed(rows, Math.max(upTo, seen), false, publicBaseUrl);
+}
+
+interface ListDeps {
+  db: Db;
+  publicBaseUrl: string;
+  countLimit: number;
+  counts: ListCountCache;
+  /** The clinic's notes-list version (prepareNoteListVersion). */
+  listVersion: (clinicId: string) => Promise<number>;
+}
+
+function listed(rows: NoteSummaryRow[], total: number, exact: boolean, publicBaseUrl: string) {
   return { items: rows.map((row) => toNoteBody(row, publicBaseUrl)), total, exact };
 }
 
-/** The clinic and the filters: what the count depends on (not the page, the limit or `count`). */
-function filterKey(clinicId: string, { transcription_status, name, from, to, days, external_id }: Query): string {
-  return JSON.stringify([clinicId, transcription_status, name, from, to, days, external_id]);
-}
-
-async function totalOf(
-  where: SQL,
-  lastPage: boolean,
-  { seen, countLimit, beyondLimit, key }: { seen: number; countLimit: number | undefined; beyondLimit: BeyondLimitCache; key: string },
-  db: Db,
-): Promise<{ total: number; exact: boolean }> {
-  if (lastPage) return { total: seen, exact: true };
-  // At least this many; more pages than that still answer.
-  const lowerBound = (limit: number) => ({ total: Math.max(limit, seen), exact: false });
-  if (countLimit !== undefined && beyondLimit.has(key)) return lowerBound(countLimit);
-  const counted = await countNotes(where, countLimit, db);
-  if (countLimit === undefined || counted <= countLimit) return { total: counted, exact: true };
-  beyondLimit.add(key);
-  return lowerBound(countLimit);
+/** What a count depends on: the clinic, the filters and how far it counts (not the page or the limit). */
+function countKey(clinicId: string, { transcription_status, name, from, to, external_id }: Query, upTo: number | undefined): string {
+  return JSON.stringify([clinicId, transcription_status, name, from, to, external_id, upTo ?? 'exact']);
 }

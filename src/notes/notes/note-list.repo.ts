@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, count, eq, gte, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
-import { notes } from '../../platform/db/schema/index.ts';
+import { noteListVersions, notes } from '../../platform/db/schema/index.ts';
 import { type NoteSummaryRow, noteColumnsWithoutTranscript } from './notes.repo.ts';
 
 /** What a note list may filter on, already validated (list-notes.ts). */
@@ -55,4 +55,17 @@ export async function countNotes(where: SQL, upTo: number | undefined, db: Db): 
     .as('matching');
   const [row] = await db.select({ total: count() }).from(matching);
   return Number(row?.total ?? 0);
+}
+
+/**
+ * The clinic's notes-list version (note_list_versions, kept by note-list-version.sql's triggers):
+ * 0 while none of its notes has changed since those triggers exist. One primary-key lookup, prepared once.
+ */
+export function prepareNoteListVersion(db: Db) {
+  const statement = db
+    .select({ version: noteListVersions.version })
+    .from(noteListVersions)
+    .where(eq(noteListVersions.clinicId, sql.placeholder('clinicId')))
+    .prepare('note_list_version');
+  return async (clinicId: string): Promise<number> => (await statement.execute({ clinicId }))[0]?.version ?? 0;
 }

@@ -34,14 +34,9 @@ const tags = ['Notes'];
 
 export async function noteReadRoutes(
   app: AppInstance,
-  {
-    db,
-    publicBaseUrl,
-    listCountLimit,
-    listCountCacheMs,
-  }: { db: Db; publicBaseUrl: string; listCountLimit: number; listCountCacheMs: number },
+  { db, publicBaseUrl, listCountLimit }: { db: Db; publicBaseUrl: string; listCountLimit: number },
 ) {
-  const notes = notesService({ db, publicBaseUrl, listCountLimit, listCountCacheMs });
+  const notes = notesService({ db, publicBaseUrl, listCountLimit });
 
   app.get(
     '/notes',

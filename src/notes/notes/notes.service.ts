@@ -1,7 +1,9 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { beyondLimitCache, type ListNotesQuery, listNotes } from './list-notes.ts';
+import { listCountCache } from './list-count-cache.ts';
+import { type ListNotesQuery, listNotes } from './list-notes.ts';
+import { prepareNoteListVersion } from './note-list.repo.ts';
 import { toNoteBody } from './note-view.ts';
 import { findNote, type NoteRow, prepareNoteStatus, prepareNoteWithSections } from './notes.repo.ts';
 
@@ -25,18 +27,21 @@ export interface NotesServiceDeps {
   publicBaseUrl: string;
   /** Beyond this many matches a list reports a lower bound unless `count=exact` (NOTES_LIST_COUNT_LIMIT). */
   listCountLimit: number;
-  /** How long a filter that counted beyond that limit is not counted again (NOTES_LIST_COUNT_CACHE_SECONDS). */
-  listCountCacheMs: number;
 }
 
 /** The note reads, bound once to their database and settings; the hot ones prepared once. */
 export function notesService(deps: NotesServiceDeps) {
   const noteWithSections = prepareNoteWithSections(deps.db);
   const noteStatus = prepareNoteStatus(deps.db);
-  const beyondLimit = beyondLimitCache(deps.listCountCacheMs);
+  const list = {
+    db: deps.db,
+    publicBaseUrl: deps.publicBaseUrl,
+    countLimit: deps.listCountLimit,
+    counts: listCountCache(),
+    listVersion: prepareNoteListVersion(deps.db),
+  };
   return {
-    list: (caller: NotesCaller, query: ListNotesQuery) =>
-      listNotes(caller, query, { db: deps.db, publicBaseUrl: deps.publicBaseUrl, countLimit: deps.listCountLimit, beyondLimit }),
+    list: (caller: NotesCaller, query: ListNotesQuery) => listNotes(caller, query, list),
 
     /** The single-note read: the note and its sections, as the API shows them. */
     async get(caller: NotesCaller, id: string) {
