@@ -48,6 +48,8 @@ const settings = {
   listDurationMs: Number(process.env.BENCH_LIST_DURATION_MS ?? 5_000),
   observabilityRounds: Number(process.env.BENCH_OBSERVABILITY_ROUNDS ?? 3),
   idleRuns: Number(process.env.BENCH_IDLE_RUNS ?? 3),
+  /** How long vetflow idles after the last section before its RSS is read again. */
+  settleMs: Number(process.env.BENCH_SETTLE_MS ?? 15_000),
 };
 // The administrator's per-key limit (1000/min) would answer 429 within a second of load; the
 // limiter itself still runs on every request (one counter upsert), only its ceiling is raised.
@@ -233,8 +235,16 @@ async function main() {
     await runChild(['bench/long-audio-split.ts'], {});
   }
 
-  const after = { vetflow_rss_mb: rssBytes(vetflow.pid) / 1e6 };
-  process.stdout.write(`\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)}\n`);
+  // At once, the RSS still holds what the last section's load made V8 grow its heap to; V8's memory
+  // reducer gives that back once the process has been idle for ~8 s. The second reading is what
+  // the server keeps after the work: a leak would show there.
+  const atOnce = rssBytes(vetflow.pid) / 1e6;
+  progress(`vetflow RSS after the run: ${fmt.mb(atOnce * 1e6)}; idle for ${settings.settleMs / 1000} s`);
+  await sleep(settings.settleMs);
+  const after = { vetflow_rss_mb: atOnce, vetflow_rss_idle_mb: rssBytes(vetflow.pid) / 1e6, idle_ms: settings.settleMs };
+  process.stdout.write(
+    `\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)} at once, ${fmt.mb(after.vetflow_rss_idle_mb * 1e6)} after ${settings.settleMs / 1000} s idle\n`,
+  );
   process.stdout.write(
     `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, after })}\n`,
   );
