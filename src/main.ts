@@ -6,7 +6,7 @@ import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
-import { releaseStartupMemory } from './platform/startup-memory.ts';
+import { releaseMemoryWhenIdle } from './platform/memory-release.ts';
 import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
 import { VERSION } from './platform/version.ts';
 
@@ -57,8 +57,9 @@ try {
     },
     'vetflow started',
   );
-  // Once the first job polls and timers have run: what start-up allocated goes back to the system.
-  setTimeout(releaseStartupMemory, 1_000).unref();
+  // What start-up, then each burst of load, made V8 grow goes back to the system once the server
+  // is quiet again (docs/operations.md): the first check a second after start-up.
+  releaseMemoryWhenIdle(app.server, { intervalMs: 1_000, quietRequests: 2, quietIntervals: 5, grownBytes: 32 * 2 ** 20 });
   // Shown once, on the very first start, straight to stdout: never through the (persisted) logs.
   if (demoClinic) {
     process.stdout.write(

@@ -1,0 +1,77 @@
+import type { Server } from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+let gc: GcFunction | undefined;
+
+/**
+ * One memory-reducing full GC: V8 shrinks the young generation back to 1 MiB and the old
+ * generation's pages to what is live, and gives the rest back to the system.
+ *
+ * Loading the code, or a burst of load, makes V8 grow the young generation to its maximum
+ * (2 × 32 MiB semi-spaces here) and the old generation well beyond what stays live; V8 shrinks them
+ * only in a GC that is asked to reduce memory, which its own memory reducer runs anywhere from
+ * ~10 s to minutes after the load has stopped (docs/benchmarks.md). Unlike
+ * `--max-semi-space-size`, nothing is capped: the heap grows back as the next load needs it. One
+ * pause of ~30-40 ms.
+ *
+ * `gc` is not on the global object without `--expose-gc`; setting the flag at run time exposes it
+ * in contexts created afterwards, so it is taken from a fresh `vm` context and never leaks into
+ * the application's own global scope.
+ */
+export function releaseMemory(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as GcFunction;
+  }
+  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+export interface IdleMemoryOptions {
+  /** How often the server's activity is looked at. */
+  intervalMs: number;
+  /** At most this many requests in an interval still count as quiet (health checks, a poller). */
+  quietRequests: number;
+  /** Quiet intervals in a row before a release after load (start-up needs one). */
+  quietIntervals: number;
+  /** Release only when V8's heap has grown at least this much since the last release. */
+  grownBytes: number;
+  release?: () => void;
+  heapBytes?: () => number;
+}
+
+/**
+ * Releases memory once the server has gone quiet after work: at the first quiet interval after
+ * start-up (whose module loading grew the heap), then after `quietIntervals` quiet intervals in a
+ * row whenever the heap is `grownBytes` above what the last release left, so a lull in steady
+ * traffic does not pause it for nothing. Requests are counted on the Node server's `request` event,
+ * the cheapest place (no Fastify hook per request). Returns a stop function.
+ */
+export function releaseMemoryWhenIdle(server: Server, options: IdleMemoryOptions): () => void {
+  const release = options.release ?? releaseMemory;
+  const heapBytes = options.heapBytes ?? (() => process.memoryUsage().heapTotal);
+  let requests = 0;
+  const count = () => {
+    requests++;
+  };
+  server.on('request', count);
+  let quietStreak = 0;
+  let released = false;
+  let heapAfterRelease = 0;
+  const timer = setInterval(() => {
+    quietStreak = requests <= options.quietRequests ? quietStreak + 1 : 0;
+    requests = 0;
+    if (quietStreak < (released ? options.quietIntervals : 1)) return;
+    if (released && heapBytes() < heapAfterRelease + options.grownBytes) return;
+    release();
+    released = true;
+    heapAfterRelease = heapBytes();
+  }, options.intervalMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    server.off('request', count);
+  };
+}
