@@ -184,15 +184,17 @@ describe('GET /metrics on METRICS_PORT', () => {
     expect(now.families.has('vetflow_db_pool_idle')).toBe(true);
     expect(now.value('vetflow_db_pool_waiting')).toBe(0);
     expect(now.value('vetflow_build_info', { version: '0.1.0', commit: 'abc1234', role: 'all' })).toBe(1);
-    expect(now.value('vetflow_process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
-    expect(now.families.has('vetflow_nodejs_eventloop_lag_seconds')).toBe(true);
+    // prom-client's defaults under their standard names, as stock dashboards and alerts expect.
+    expect(now.value('process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    expect(now.families.has('nodejs_eventloop_lag_seconds')).toBe(true);
+    expect([...now.families.keys()].filter((name) => /^vetflow_(process|nodejs)_/.test(name))).toEqual([]);
   });
 });
 
 describe('the Grafana dashboard', () => {
   it('queries only metrics the app exposes', async () => {
     const dashboard = readFileSync(path.join(ROOT, 'ops/grafana/dashboards/vetflow.json'), 'utf8');
-    const names = new Set([...dashboard.matchAll(/\b(vetflow_[a-z0-9_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')));
+    const names = new Set([...dashboard.matchAll(/\b((?:vetflow|process|nodejs)_[a-z0-9_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')));
     expect(names.size).toBeGreaterThan(20);
     const now = await metrics();
     const missing = [...names].filter((name) => !now.families.has(name) && !now.families.has(`${name}_count`));

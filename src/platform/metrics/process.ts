@@ -40,7 +40,9 @@ export async function startProcessMetrics(build: { version: string; commit: stri
     defaultsStarted = true;
     // Loaded here, not at start-up: prom-client's index brings @opentelemetry/api (registry.ts).
     const { collectDefaultMetrics } = await import('prom-client');
-    collectDefaultMetrics({ register: registry, prefix: 'vetflow_' });
+    // No prefix: stock dashboards and alert rules query `process_*` and `nodejs_*` under exactly
+    // these names; the `vetflow_` prefix is kept for the families vetflow defines itself.
+    collectDefaultMetrics({ register: registry });
   }
   buildInfo.reset();
   buildInfo.set({ ...build, node: process.version }, 1);
