@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldIssueOf } from './field-issue.ts';
 
 // The only reader of process.env. Every variable is documented in .env.example; a bad value
 // stops start-up with one line naming the variable (see ConfigError).
@@ -220,10 +221,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = readProcessEnv()): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = issue?.path.join('.') || 'environment';
+    const { field, reason } = fieldIssueOf(parsed.error.issues[0], 'environment');
     // Never echo the value: it may be a secret (an API key, a database password).
-    throw new ConfigError(`Invalid configuration: ${variable}: ${issue?.message ?? 'invalid value'}`);
+    throw new ConfigError(`Invalid configuration: ${field}: ${reason}`);
   }
   return Object.freeze(parsed.data);
 }

@@ -65,7 +65,7 @@ describe('POST /api-keys', () => {
     [{ name: 'x', permissions: ['notes:read'], expires_at: 'tomorrow' }, 'expires_at'],
     [{ name: 'x', permissions: ['notes:read'], expires_at: '2020-01-01T00:00:00Z' }, 'expires_at'],
     [{ name: 'x', permissions: ['notes:read'], role: 'owner' }, 'role'],
-    [{ name: 'x', permissions: ['notes:read'], extra: true }, 'body'],
+    [{ name: 'x', permissions: ['notes:read'], extra: true }, 'extra'],
   ])('refuses %o with 422 naming %s', async (payload, field) => {
     const response = await createKey(clinic.admin, payload);
     expect(response.statusCode).toBe(422);

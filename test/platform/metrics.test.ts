@@ -194,7 +194,9 @@ describe('GET /metrics on METRICS_PORT', () => {
 describe('the Grafana dashboard', () => {
   it('queries only metrics the app exposes', async () => {
     const dashboard = readFileSync(path.join(ROOT, 'ops/grafana/dashboards/vetflow.json'), 'utf8');
-    const names = new Set([...dashboard.matchAll(/\b((?:vetflow|process|nodejs)_[a-z0-9_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')));
+    const names = new Set(
+      [...dashboard.matchAll(/\b((?:vetflow|process|nodejs)_[a-z0-9_]+)/g)].map((match) => match[1]!.replace(/_(bucket|sum|count)$/, '')),
+    );
     expect(names.size).toBeGreaterThan(20);
     const now = await metrics();
     const missing = [...names].filter((name) => !now.families.has(name) && !now.families.has(`${name}_count`));

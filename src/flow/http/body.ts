@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
+import { fieldIssueOf } from '../../platform/field-issue.ts';
 
 /**
  * Validates a CRM request body against its zod schema and answers 400 `INVALID_REQUEST` with
@@ -13,9 +14,6 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.outp
   }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const field = [...issue.path, ...keys.slice(0, 1)].join('.') || 'body';
-  const reason = issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message;
+  const { field, reason } = fieldIssueOf(result.error.issues[0], 'body');
   throw new AppError('INVALID_REQUEST', `Invalid ${field}: ${reason}`, { field, reason });
 }

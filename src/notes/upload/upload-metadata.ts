@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
+import { fieldIssueOf } from '../../platform/field-issue.ts';
 import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
 import { NoteStyleSchema } from '../notes/note.schemas.ts';
 
@@ -65,12 +66,9 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
   };
   const parsed = UploadMetadataSchema.safeParse(candidate);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = `metadata.${issue?.path.join('.') || 'name'}`;
-    throw new AppError('VALIDATION_ERROR', `Invalid ${field}: ${issue?.message ?? 'invalid value'}`, {
-      field,
-      reason: issue?.message ?? 'invalid value',
-    });
+    const issue = fieldIssueOf(parsed.error.issues[0], 'name');
+    const field = `metadata.${issue.field}`;
+    throw new AppError('VALIDATION_ERROR', `Invalid ${field}: ${issue.reason}`, { field, reason: issue.reason });
   }
   return parsed.data;
 }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { DatabaseAvailability } from '../db/availability.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, errorNameFor } from '../errors.ts';
+import { fieldIssueOf } from '../field-issue.ts';
 import { markErrorCode } from '../metrics/http.ts';
 
 export interface ErrorBody {
@@ -145,7 +146,7 @@ function unsupportedMediaTypeMessage(error: FastifyError): string {
 }
 
 type ValidationError = Parameters<typeof hasZodFastifySchemaValidationErrors>[0] & {
-  validation: { instancePath: string; message?: string; params?: Record<string, unknown> }[];
+  validation: { keyword?: string; instancePath: string; message?: string; params?: Record<string, unknown> }[];
   validationContext?: string;
 };
 
@@ -153,10 +154,19 @@ type ValidationError = Parameters<typeof hasZodFastifySchemaValidationErrors>[0]
 // body or query string that breaks its schema is unprocessable (422), with the field and reason.
 function validationResponse(error: ValidationError): ErrorResponse {
   const context = error.validationContext ?? 'body';
-  const issues = error.validation.map((issue) => ({
-    field: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || context,
-    reason: issue.message ?? 'invalid value',
-  }));
+  // fastify-type-provider-zod renders each zod issue as `{keyword: code, instancePath, message,
+  // params: the issue's other fields}`: read it back as the issue it was.
+  const issues = error.validation.map((issue) =>
+    fieldIssueOf(
+      {
+        path: issue.instancePath.split('/').filter(Boolean),
+        message: issue.message,
+        code: issue.keyword,
+        keys: issue.params?.keys as string[] | undefined,
+      },
+      context,
+    ),
+  );
   const first = issues[0] ?? { field: context, reason: 'invalid value' };
   const details = { field: first.field, reason: first.reason, location: context, ...(issues.length > 1 ? { issues } : {}) };
   if (context === 'params' || context === 'headers') {
