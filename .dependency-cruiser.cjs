@@ -1,6 +1,11 @@
-// Import-cycle check for src/ (`npm run check:cycles`, run by .ci/run). TypeScript 7 has no JS
-// compiler API yet, so dependency-cruiser parses the sources with swc, which sees `import type`
-// too: a cycle through types only is still a layer reaching back up.
+// The dependency rules of src/ (`npm run check:deps`, run by .ci/run; CONTRIBUTING.md, "Layers").
+// TypeScript 7 has no JS compiler API yet, so dependency-cruiser parses the sources with swc, which
+// sees `import type` too: a type is a dependency like any other, and a rule covers it.
+//
+// The floors, bottom up: platform/ (database, HTTP plumbing, jobs, metrics) → providers/ (remote
+// services behind ports) → the two API trees, notes/ and flow/, which never import each other →
+// the composition roots (app.ts, main.ts, cli/). Inside notes/, store/ (the notes table, its
+// views and schemas) is what every feature reads and writes through; it imports no feature.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -10,6 +15,48 @@ module.exports = {
       comment: 'Dependencies point one way: routes → services → repos → platform. A cycle means a layer reaches back up.',
       from: { path: '^src/' },
       to: { circular: true },
+    },
+    {
+      name: 'platform-imports-nothing-above',
+      severity: 'error',
+      comment: 'platform/ is the floor: it may not know the providers, either API tree or the composition roots.',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(providers|notes|flow|cli)/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'providers-import-platform-only',
+      severity: 'error',
+      comment: 'A provider (speech-to-text, sectioner, drafter, storage, messaging) knows nothing of notes, contacts, routes or tables.',
+      from: { path: '^src/providers/' },
+      to: { path: '^src/(notes|flow|cli)/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'notes-does-not-import-flow',
+      severity: 'error',
+      comment: 'The two API trees share only platform/ and providers/.',
+      from: { path: '^src/notes/' },
+      to: { path: '^src/flow/' },
+    },
+    {
+      name: 'flow-does-not-import-notes',
+      severity: 'error',
+      comment: 'The two API trees share only platform/ and providers/.',
+      from: { path: '^src/flow/' },
+      to: { path: '^src/notes/' },
+    },
+    {
+      name: 'api-trees-do-not-import-composition-roots',
+      severity: 'error',
+      comment: 'app.ts, main.ts and cli/ assemble the trees; nothing below imports them.',
+      from: { path: '^src/(notes|flow|providers|platform)/' },
+      to: { path: '^src/cli/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'notes-store-imports-no-feature',
+      severity: 'error',
+      comment: 'notes/store/ is used by every feature of the Notes tree; it imports none of them (only notes/callers.ts).',
+      from: { path: '^src/notes/store/' },
+      to: { path: '^src/notes/', pathNot: '^src/notes/(store/|callers\\.ts$)' },
     },
     {
       name: 'drizzle-through-one-entry',

@@ -353,7 +353,7 @@ interface Explained {
 const COUNT_LIMIT = 10_000;
 
 /**
- * The two statements GET /notes runs (src/notes/notes/list-notes.ts: the page, then — when the page
+ * The two statements GET /notes runs (src/notes/reads/list-notes.ts: the page, then — when the page
  * is full — the count for `total`, capped at COUNT_LIMIT + 1 rows unless `count=exact`), written out in the same shape drizzle sends them (parameters included,
  * so Postgres plans them with the values as node-postgres' unnamed statements do), timed with
  * EXPLAIN (ANALYZE, BUFFERS).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listCountCache } from '../../src/notes/notes/list-count-cache.ts';
+import { listCountCache } from '../../src/notes/reads/list-count-cache.ts';
 
 // The cache's own rules, without a database (list-totals.test.ts covers it in the real app).
 describe('listCountCache', () => {

@@ -6,13 +6,13 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestDatabase, waitForLockWaiters } from '../helpers/database.ts';
 import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
 
-// The triggers that raise a clinic's notes-list version (src/notes/notes/note-list-version.sql):
+// The triggers that raise a clinic's notes-list version (src/notes/store/note-list-version.sql):
 // deployed as their source says, and raising it once per statement and clinic touched.
 const test = await createTestDatabase();
 afterAll(() => test.drop());
 const db = test.database.db;
 
-const source = readFileSync(new URL('../../src/notes/notes/note-list-version.sql', import.meta.url), 'utf8');
+const source = readFileSync(new URL('../../src/notes/store/note-list-version.sql', import.meta.url), 'utf8');
 const objects = {
   functions: ['vetflow_bump_note_list_version'],
   triggers: [

@@ -1,6 +1,6 @@
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
 import { SECTION_TITLES, type SectionLabel } from '../../providers/sectioning/port.ts';
-import type { NoteRow, SectionRow } from '../notes/notes.repo.ts';
+import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
 
 /** What an export shows, free of database rows: the renderers are pure functions of this. */
 export interface ExportDocument {

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { NoteIdParams } from '../notes/note.schemas.ts';
+import { NoteIdParams } from '../store/note.schemas.ts';
 import { exportService } from './export.service.ts';
 
 // Any string (or a repeated parameter), not z.enum: a bad format must be a 400 (see export.service.ts).

@@ -17,9 +17,13 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import { type ChunkRange, clock, planChunks, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import { AudioSplitError, type AudioSplitter, openSplitter } from '../../providers/transcription/chunks/split.ts';
 import { type ChunkTranscript, stitch } from '../../providers/transcription/chunks/stitch.ts';
-import type { Transcript, TranscriptionInput, TranscriptionProvider } from '../../providers/transcription/port.ts';
-import type { NoteRow } from '../notes/notes.repo.ts';
-import { CONTENT_TYPES } from '../upload/audio-format.ts';
+import {
+  AUDIO_CONTENT_TYPES,
+  type Transcript,
+  type TranscriptionInput,
+  type TranscriptionProvider,
+} from '../../providers/transcription/port.ts';
+import type { NoteRow } from '../store/notes.repo.ts';
 import { deleteChunks, recordChunkPlan, saveChunkTranscript } from './chunks.repo.ts';
 
 export interface ChunkedTranscriptionDeps {
@@ -50,7 +54,7 @@ export async function transcribeNoteAudio(
     openAudio: () => deps.storage.open(note.audioKey),
     fileName: note.audioName ?? `${note.id}.${note.audioFormat}`,
     format: note.audioFormat,
-    contentType: CONTENT_TYPES[note.audioFormat],
+    contentType: AUDIO_CONTENT_TYPES[note.audioFormat],
     sizeBytes: note.audioBytes,
     durationSeconds: note.audioDurationSeconds,
     sha256: note.audioSha256,

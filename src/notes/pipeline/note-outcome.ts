@@ -1,9 +1,8 @@
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredTranscript } from '../../platform/db/schema/index.ts';
 import { notesCompleted, notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
-import { markNoteCompleted, markNoteFailed } from '../notes/notes.repo.ts';
+import { markNoteCompleted, markNoteFailed, type WrittenContent } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
-import type { WrittenNote } from './write-sections.ts';
 
 /**
  * How a note's processing ends: the status change and its `note.completed` / `note.failed` event
@@ -13,7 +12,7 @@ import type { WrittenNote } from './write-sections.ts';
 export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
   return {
     /** Sections replaced, `completed`, event recorded; false when the note had left `processing`. */
-    complete(id: string, transcript: StoredTranscript, written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>) {
+    complete(id: string, transcript: StoredTranscript, written: WrittenContent) {
       return deps.db
         .transaction(async (tx) => {
           if (!(await markNoteCompleted(id, transcript, written, tx))) return false;

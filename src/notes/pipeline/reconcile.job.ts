@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
-import { releaseNote, staleProcessingNotes } from '../notes/notes.repo.ts';
+import { releaseNote, staleProcessingNotes } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { MAX_ATTEMPTS, type transcribeJob } from './transcribe.job.ts';

@@ -10,7 +10,7 @@ import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
-import { claimForProcessing, releaseNote } from '../notes/notes.repo.ts';
+import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { forgetChunks, transcribeNoteAudio } from './chunked-transcription.ts';
 import { noteOutcomes } from './note-outcome.ts';

@@ -3,19 +3,12 @@
 // no drafter configured any more) leaves the note verbatim with a flag saying why: the model's
 // failure never fails the note.
 
-import type { Drafter, NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
-import type { Section, Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
+import type { Drafter, NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
+import type { Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
+import type { WrittenContent } from '../store/notes.repo.ts';
 import { verbatimEvidence } from './verbatim-evidence.ts';
 
-export interface WrittenSection extends Section {
-  evidence: TimeRange[];
-}
-
-export interface WrittenNote {
-  /** The style the sections are in (verbatim after a fallback). */
-  style: NoteStyle;
-  sections: WrittenSection[];
-  reviewFlags: ReviewFlag[];
+export interface WrittenNote extends WrittenContent {
   /** Why a clinical note came out verbatim, for the log (a code and words without patient text). */
   fallback: { code: string; message: string } | null;
 }

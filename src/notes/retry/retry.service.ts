@@ -4,9 +4,9 @@ import { findIdempotentResponse, recordIdempotentResponse } from '../../platform
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
-import { requeueFailedNote } from '../notes/notes.repo.ts';
-import { noteOfClinic } from '../notes/notes.service.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
+import { requeueFailedNote } from '../store/notes.repo.ts';
+import { noteOfClinic } from '../store/own-note.ts';
 
 export interface RetryDeps {
   db: Db;

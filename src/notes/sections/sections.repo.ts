@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { eq, sql } from '../../platform/db/drizzle.ts';
 import { noteSections, noteSectionVersions, notes } from '../../platform/db/schema/index.ts';
-import type { SectionRow } from '../notes/notes.repo.ts';
+import type { SectionRow } from '../store/notes.repo.ts';
 
 /** The section and its note's clinic, the section row locked until the transaction ends. */
 export async function lockSectionWithClinic(id: string, tx: Db): Promise<{ section: SectionRow; clinicId: string } | undefined> {

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { UpdatedNoteSectionSchema } from '../notes/note.schemas.ts';
+import { UpdatedNoteSectionSchema } from '../store/note.schemas.ts';
 import { sectionsService } from './sections.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

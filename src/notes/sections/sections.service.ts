@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { toSectionBody } from '../notes/note-view.ts';
+import { toSectionBody } from '../store/note-view.ts';
 import { insertSectionVersion, lockSectionWithClinic, updateSection } from './sections.repo.ts';
 
 export interface SectionEdit {

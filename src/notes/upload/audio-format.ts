@@ -2,13 +2,6 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 
 export const ACCEPTED_FORMATS: readonly AudioFormat[] = ['mp3', 'wav', 'm4a', 'aac'];
 
-export const CONTENT_TYPES: Record<AudioFormat, string> = {
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  m4a: 'audio/mp4',
-  aac: 'audio/aac',
-};
-
 const MP4_AUDIO_BRANDS = new Set(['M4A ', 'M4B ', 'mp41', 'mp42', 'isom', 'iso2', 'iso5', 'dash', '3gp4', '3gp5', 'MSNV']);
 
 /**

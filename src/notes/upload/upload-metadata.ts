@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
 import { fieldIssueOf } from '../../platform/field-issue.ts';
 import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
-import { NoteStyleSchema } from '../notes/note.schemas.ts';
+import { NoteStyleSchema } from '../store/note.schemas.ts';
 
 export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
 

@@ -5,7 +5,7 @@ import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { CreatedNoteEnvelope } from '../notes/note.schemas.ts';
+import { CreatedNoteEnvelope } from '../store/note.schemas.ts';
 import { type CreateNoteDeps, createNote } from './create-note.service.ts';
 import { receiveUpload } from './receive-upload.ts';
 

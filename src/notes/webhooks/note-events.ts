@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
-import { toNoteBody } from '../notes/note-view.ts';
-import { findNote, sectionsOf } from '../notes/notes.repo.ts';
+import { toNoteBody } from '../store/note-view.ts';
+import { findNote, sectionsOf } from '../store/notes.repo.ts';
 import type { Outbox } from './outbox.ts';
 
 /** What the pipeline calls inside the transaction that completes or fails a note. */

@@ -10,7 +10,7 @@ import type * as PgliteDriverModule from 'drizzle-orm/pglite';
 import type * as PgliteMigratorModule from 'drizzle-orm/pglite/migrator';
 
 // The one place drizzle-orm is loaded: every other module imports drizzle from here (enforced by
-// `npm run check:cycles`, rule `drizzle-through-one-entry`). It loads drizzle's CommonJS build.
+// `npm run check:deps`, rule `drizzle-through-one-entry`). It loads drizzle's CommonJS build.
 //
 // Why: Node 24's ESM loader, for every `.js` file it resolves and again when it loads it, looks up
 // the package scope (`getPackageScopeConfig`) and spreads the result, which JSON-parses the

@@ -4,6 +4,14 @@ import type { Readable } from 'node:stream';
 
 export type AudioFormat = 'mp3' | 'wav' | 'm4a' | 'aac';
 
+/** The media type each format is sent (to a speech-to-text server) and served as. */
+export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+};
+
 export interface TranscriptSegment {
   /** Seconds from the start of the audio. */
   start: number;

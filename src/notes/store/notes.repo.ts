@@ -1,9 +1,22 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
 import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
-import type { WrittenNote } from '../pipeline/write-sections.ts';
+import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
+import type { Section } from '../../providers/sectioning/port.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
+
+/** A section the pipeline wrote, with the time ranges of the transcript it rests on. */
+export interface WrittenSection extends Section {
+  evidence: TimeRange[];
+}
+
+/** What completing a note stores: its style (verbatim after a fallback), sections and flags. */
+export interface WrittenContent {
+  style: NoteStyle;
+  sections: WrittenSection[];
+  reviewFlags: ReviewFlag[];
+}
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
 
@@ -75,12 +88,7 @@ export async function claimForProcessing(id: string, db: Db): Promise<NoteRow | 
  * statements: run it in the transaction that also records the note's event (pipeline/note-outcome.ts).
  * False when the note had left `processing` meanwhile (nothing changed).
  */
-export async function markNoteCompleted(
-  id: string,
-  transcript: StoredTranscript,
-  written: Pick<WrittenNote, 'style' | 'sections' | 'reviewFlags'>,
-  tx: Db,
-): Promise<boolean> {
+export async function markNoteCompleted(id: string, transcript: StoredTranscript, written: WrittenContent, tx: Db): Promise<boolean> {
   const { sections } = written;
   const [note] = await tx
     .update(notes)

@@ -1,5 +1,5 @@
 -- SOURCE OF TRUTH for the triggers that keep note_list_versions: never edit them in a migration by
--- hand: change this file, then `npm run db:function -- src/notes/notes/note-list-version.sql
+-- hand: change this file, then `npm run db:function -- src/notes/store/note-list-version.sql
 -- <what_changed>` writes a migration with its content, and test/notes/note-list-version.test.ts
 -- checks that the deployed function and triggers are this file's. First deployed by
 -- migrations/0018_note_list_version_triggers.sql.

@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { and, count, eq, gte, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
 import { noteListVersions, notes } from '../../platform/db/schema/index.ts';
-import { type NoteSummaryRow, noteColumnsWithoutTranscript } from './notes.repo.ts';
+import { type NoteSummaryRow, noteColumnsWithoutTranscript } from '../store/notes.repo.ts';
 
 /** What a note list may filter on, already validated (list-notes.ts). */
 export interface NoteFilters {

@@ -4,8 +4,8 @@ import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { NoteEnvelope, NoteIdParams, StatusResultSchema } from '../store/note.schemas.ts';
 import { ListNotesQuery, NoteListEnvelope } from './list-notes.ts';
-import { NoteEnvelope, NoteIdParams, StatusResultSchema } from './note.schemas.ts';
 import { notesService } from './notes.service.ts';
 
 const TranscriptEnvelope = z

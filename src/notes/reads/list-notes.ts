@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import type { NotesCaller } from '../callers.ts';
+import { NoteSchema, TranscriptionStatusSchema } from '../store/note.schemas.ts';
+import { toNoteBody } from '../store/note-view.ts';
+import type { NoteSummaryRow } from '../store/notes.repo.ts';
 import type { ListCountCache } from './list-count-cache.ts';
-import { NoteSchema, TranscriptionStatusSchema } from './note.schemas.ts';
 import { countNotes, noteFilters, notePage } from './note-list.repo.ts';
-import { toNoteBody } from './note-view.ts';
-import type { NoteSummaryRow } from './notes.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),

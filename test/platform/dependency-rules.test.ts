@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// `npm run check:deps` (.dependency-cruiser.cjs) enforces the floors CONTRIBUTING.md describes. Each
+// case builds a small src/ tree with one forbidden import and runs the same configuration on it: the
+// check must fail and name the rule. The last case runs it on the real tree.
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DEPCRUISE = path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs');
+const scratch: string[] = [];
+
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+async function check(cwd: string): Promise<{ failed: boolean; output: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [DEPCRUISE, '--config', '.dependency-cruiser.cjs', 'src'], { cwd });
+    return { failed: false, output: stdout };
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    return { failed: true, output: stdout + stderr };
+  }
+}
+
+/** A scratch tree: `files` maps a path under src/ to the module it imports (or null). */
+function treeOf(files: Record<string, string | null>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vetflow-deps-'));
+  scratch.push(dir);
+  copyFileSync(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
+  for (const [file, imported] of Object.entries(files)) {
+    const full = path.join(dir, 'src', file);
+    mkdirSync(path.dirname(full), { recursive: true });
+    const specifier = imported && path.relative(path.dirname(file), imported).replace(/^(?!\.)/, './');
+    writeFileSync(full, specifier ? `import { value } from '${specifier}';\nexport const used = value;\n` : 'export const value = 1;\n');
+  }
+  return dir;
+}
+
+describe('npm run check:deps', () => {
+  it.each([
+    ['platform-imports-nothing-above', { 'platform/db/client.ts': 'notes/store/notes.repo.ts', 'notes/store/notes.repo.ts': null }],
+    ['platform-imports-nothing-above', { 'platform/jobs.ts': 'providers/storage/port.ts', 'providers/storage/port.ts': null }],
+    ['providers-import-platform-only', { 'providers/storage/local.ts': 'flow/contacts/phone.ts', 'flow/contacts/phone.ts': null }],
+    ['notes-does-not-import-flow', { 'notes/upload/upload.routes.ts': 'flow/contacts/phone.ts', 'flow/contacts/phone.ts': null }],
+    ['flow-does-not-import-notes', { 'flow/surveys/surveys.service.ts': 'notes/store/notes.repo.ts', 'notes/store/notes.repo.ts': null }],
+    ['api-trees-do-not-import-composition-roots', { 'notes/notes.module.ts': 'app.ts', 'app.ts': null }],
+    [
+      'notes-store-imports-no-feature',
+      { 'notes/store/notes.repo.ts': 'notes/pipeline/write-sections.ts', 'notes/pipeline/write-sections.ts': null },
+    ],
+  ])('fails on an import that breaks %s', async (rule, files) => {
+    const result = await check(treeOf(files));
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain(rule);
+  });
+
+  it('accepts the imports the floors allow', async () => {
+    const result = await check(
+      treeOf({
+        'notes/upload/create-note.service.ts': 'notes/store/notes.repo.ts',
+        'notes/store/notes.repo.ts': 'platform/db/client.ts',
+        'notes/store/own-note.ts': 'notes/callers.ts',
+        'notes/callers.ts': null,
+        'providers/storage/local.ts': 'platform/db/client.ts',
+        'platform/db/client.ts': null,
+        'app.ts': 'notes/upload/create-note.service.ts',
+      }),
+    );
+    expect(result).toMatchObject({ failed: false });
+  });
+
+  it('passes on the source tree', async () => {
+    const result = await check(ROOT);
+    expect(result.output).toContain('no dependency violations found');
+    expect(result.failed).toBe(false);
+  });
+});
