@@ -1,6 +1,6 @@
 // Contact upserts per second (50/50 create/update) as a ratio of a bare single-row INSERT route on
 // the same database and HTTP stack, over real HTTP: the app listens on 127.0.0.1 and
-// bench/loadgen.ts, its own process, sends the requests (as the reads benchmark and PERF-NOTES'
+// bench/loadgen.ts, its own process, sends the requests (as the reads benchmark and the wrk figures measured here before
 // wrk figures do). Run: `node bench/contacts-upsert.ts` (DATABASE_URL for Postgres: the run makes
 // itself a fresh database on that server and drops it at the end, so runs start equal; embedded
 // otherwise). Env: BENCH_SECONDS per phase (default 3, after 0.5 s of warm-up), BENCH_CONCURRENCY

@@ -6,7 +6,7 @@ import { runMigrations } from '../platform/db/migrate.ts';
 import { createLogger } from '../platform/logger.ts';
 import { type CliContext, CliError, commands } from './commands.ts';
 
-// The operator CLI (DECISIONS §3): each command prints exactly one JSON object on stdout; logs and
+// The operator CLI: each command prints exactly one JSON object on stdout; logs and
 // errors go to stderr; exit code 0 on success, 1 with a one-line error otherwise.
 
 async function main(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { crmKeysService } from './keys/keys.service.ts';
 import { createUser } from './users/users.service.ts';
 import { changeWorkspace, createWorkspace } from './workspaces/workspaces.service.ts';
 
-// Operator commands of the CRM side (DECISIONS §3). Output shapes are a contract: change them never.
+// Operator commands of the CRM side . Output shapes are a contract that operators script against: change them never.
 
 type Values = Record<string, string | boolean | undefined>;
 

@@ -37,7 +37,7 @@ export const notesApiDescription: ApiDescription = {
     '`{error, message, code, details?, request_id}`. Rate limits per key and minute by role ' +
     '(administrator 1000, editor 500, viewer 200) with `X-RateLimit-*-Minute` headers; ' +
     '`GET /notes/{id}/status` is not limited. Successful bodies use the envelope `{status: "success", data}` ' +
-    '(lists add `meta`), except where the description and DECISIONS give a bare object: `GET /notes/{id}/status`, ' +
+    '(lists add `meta`), except these, which answer a bare object: `GET /notes/{id}/status`, ' +
     '`PATCH /note_sections`, `POST /webhooks`. Webhooks (`/webhooks`, administrator): events ' +
     '`note.completed` and `note.failed` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
     '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +

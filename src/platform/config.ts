@@ -93,7 +93,7 @@ const variables = z.object({
   SECTIONING_BASE_URL: optionalUrl,
   SECTIONING_API_KEY: optionalText,
   SECTIONING_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  // Clinical drafting (issue 15): the style a note gets when its upload does not choose one, and
+  // Clinical drafting (docs/notes-drafting.md): the style a note gets when its upload does not choose one, and
   // the OpenAI-compatible chat server that writes `clinical` notes.
   NOTE_STYLE: z.enum(['verbatim', 'clinical']).default('verbatim'),
   DRAFTING_PROVIDER: z.enum(['none', 'openai']).default('none'),

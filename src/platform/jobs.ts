@@ -90,7 +90,7 @@ export class JobQueue {
     const isWorker = config.ROLE !== 'api';
     this.boss = new PgBoss({
       ...database.bossOptions,
-      // Workers wake on NOTIFY instead of waiting out the poll (PERF-NOTES: ~4 ms vs ~1.5 s).
+      // Workers wake on NOTIFY instead of waiting out the poll (~4 ms from send to handler, against ~1.5 s of polling: docs/benchmarks.md).
       useListenNotify: true,
       // An API-only process publishes jobs; supervision and cron belong to the workers.
       supervise: isWorker,
@@ -123,7 +123,7 @@ export class JobQueue {
       await this.boss.deleteJob(definition.name, '00000000-0000-4000-8000-000000000000');
     }
     // Fresh queues leave the planner with stale statistics, and pg-boss's fetch then scans the
-    // whole job table (PERF-NOTES: 20x slower).
+    // whole job table (measured 20x slower without it: docs/architecture.md).
     await this.boss.getDb().executeSql('ANALYZE pgboss.job_common');
   }
 

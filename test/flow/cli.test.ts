@@ -11,7 +11,7 @@ import { testEnv } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { runCli } from '../helpers/processes.ts';
 
-// The CRM operator commands through the real CLI process (DECISIONS §3 output shapes), on the
+// The CRM operator commands through the real CLI process (their output shapes are a contract), on the
 // database kind of this run: a Postgres test database, or an embedded data directory.
 
 const pg = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? await createTestDatabase() : undefined;

@@ -50,7 +50,7 @@ const argv = (command: string, flags: Record<string, string>) => [
   ...Object.entries(flags).flatMap(([name, value]) => [`--${name}`, value]),
 ];
 
-/** Runs the CLI as its own process and returns the one JSON object it prints (DECISIONS §3). */
+/** Runs the CLI as its own process and returns the one JSON object it prints (docs/operations.md). */
 async function cli(command: string, flags: Record<string, string>): Promise<Record<string, unknown>> {
   const result = await runCli(argv(command, flags), env);
   expect(result.code, result.stderr).toBe(0);
@@ -105,7 +105,7 @@ async function login(credentials: { email: string; password: string }) {
   return { body: reply.body, cookie: cookie.split(';')[0]! };
 }
 
-describe('operator journey: CLI + CRM side + ERP key (issue 7)', () => {
+describe('operator journey: CLI + CRM side + ERP key ', () => {
   it('1. the operator creates the workspace, an agent and an ERP key with the CLI', async () => {
     const workspace = await cli('workspace create', {
       name: 'Clínica Jornada',

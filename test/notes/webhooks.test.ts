@@ -67,7 +67,7 @@ function verify(secret: string, entry: { headers: Record<string, unknown>; body:
 describe('webhook endpoints', () => {
   it('register answers 201 with the bare endpoint and its secret once; reads never show it', async () => {
     const created = await register('http://127.0.0.1:9/hooks');
-    // DECISIONS §4: `{id, url, events, enabled, secret}`, not enveloped.
+    // Documented bare (docs/webhooks.md): `{id, url, events, enabled, secret}`, not enveloped.
     expect(created).not.toHaveProperty('data');
     expect(created).toMatchObject({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),

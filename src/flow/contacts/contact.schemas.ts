@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorBodySchema, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { ContactRow } from './contacts.repo.ts';
 
-// The contact as the external API shows it (DECISIONS §5): never pets, the legacy id or the
+// The contact as the external API shows it (docs/flow-contacts.md): never pets, the legacy id or the
 // "edited in flow" marks.
 export const ContactProjection = z
   .object({

@@ -39,7 +39,7 @@ export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
         ...common,
         operationId: 'retryTranscript',
         summary: 'Reprocess a failed note (by body)',
-        // A malformed id is a 400, as in the path of /notes/{noteId}/retry (DECISIONS §4), not a
+        // A malformed id is a 400, as in the path of /notes/{noteId}/retry (docs/notes-reads.md), not a
         // schema 422: the body schema takes any string and the handler checks it.
         body: z
           .object({ note_id: z.string().meta({ format: 'uuid', description: 'The failed note to reprocess' }) })

@@ -33,7 +33,7 @@ export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
         description:
           'Events are POSTed as JSON `{type, timestamp, data}` signed per Standard Webhooks (`webhook-id`, ' +
           '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once. The answer is the bare ' +
-          'endpoint with its secret (DECISIONS §4), not the `{status, data}` envelope of the other webhook routes.',
+          'endpoint with its secret, not the `{status, data}` envelope of the other webhook routes.',
         tags,
         body: CreateWebhookBody,
         response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429) },

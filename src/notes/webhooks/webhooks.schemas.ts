@@ -43,7 +43,7 @@ const SecretSchema = z
   .string()
   .meta({ description: 'Signing secret `whsec_...`: shown once, never again', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
 
-// Bare, as DECISIONS §4 gives it (`{id, url, events, enabled, secret}`); reads are enveloped.
+// Bare, as documented in docs/webhooks.md (`{id, url, events, enabled, secret}`); reads are enveloped.
 export const CreatedWebhook = WebhookRecord.extend({ secret: SecretSchema }).meta({ id: 'CreatedWebhook' });
 export const WebhookEnvelope = z.object({ status: z.literal('success'), data: WebhookRecord }).meta({ id: 'WebhookResponse' });
 export const WebhookListEnvelope = z

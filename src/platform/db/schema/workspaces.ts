@@ -9,7 +9,7 @@ export const workspaces = pgTable('workspaces', {
   name: text('name').notNull(),
   billingStatus: text('billing_status', { enum: BILLING_STATUSES }).notNull().default('active'),
   contactSyncPolicy: text('contact_sync_policy', { enum: CONTACT_SYNC_POLICIES }).notNull().default('flow'),
-  // Survey configuration (DECISIONS §5 `W/survey-config`); the stage is a pipeline stage of this workspace.
+  // Survey configuration (the survey settings route, docs/flow-contacts.md); the stage is a pipeline stage of this workspace.
   surveyEnabled: boolean('survey_enabled').notNull().default(false),
   surveyStageId: uuid('survey_stage_id'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
