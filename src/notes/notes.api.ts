@@ -1,3 +1,4 @@
+import { idempotency } from '../platform/db/idempotency.ts';
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
@@ -56,6 +57,7 @@ const USAGE_FLUSH_INTERVAL_MS = 5_000;
 export async function notesApi(app: AppInstance, { module }: { module: NotesModule }) {
   const { config, database, jobs } = app.vetflow;
   const db = database.db;
+  const idempotent = idempotency(db);
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
   const usage = new UsageRecorder(db, app.log);
   usage.start(USAGE_FLUSH_INTERVAL_MS);
@@ -86,6 +88,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(notesKeyRoutes, { db, authenticator, usage });
   await app.register(uploadRoutes, {
     db,
+    idempotent,
     jobs,
     storage: module.storage,
     transcribe: module.transcribe,
@@ -102,7 +105,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     listCountLimit: config.NOTES_LIST_COUNT_LIMIT,
   });
   await app.register(exportRoutes, { db });
-  await app.register(retryRoutes, { db, jobs, transcribe: module.transcribe });
+  await app.register(retryRoutes, { db, idempotent, jobs, transcribe: module.transcribe });
   await app.register(sectionRoutes, { db });
   await app.register(webhookRoutes, { db, webhooks: module.webhooks });
 }

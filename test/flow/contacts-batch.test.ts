@@ -365,6 +365,31 @@ describe('POST contacts/batch: Idempotency-Key', () => {
   });
 });
 
+describe('POST contacts/batch: Idempotency-Key races', () => {
+  it("answers simultaneous batches with one key all alike, with the winner's stored answer, and writes once", async () => {
+    const ws = await workspaceWithKey();
+    const batch = {
+      contacts: [
+        { external_id: 'race-1', name: 'Um', phone: mobile() },
+        { external_id: 'race-2', name: 'Dois', phone: mobile() },
+      ],
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => ws.send('POST', '/batch', batch, { 'idempotency-key': 'race-0001' })),
+    );
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+    // Every caller gets the first answer word for word (both items "created"), not one of its own.
+    const bodies = answers.map((answer) => answer.json());
+    for (const body of bodies) expect(body).toEqual(bodies[0]);
+    expect(bodies[0].results.map((item: { action: string }) => item.action)).toEqual(['created', 'created']);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    // Only the winner's writes stay: its two audit entries, no other request's.
+    const audited = await db.select().from(contactExternalApiAuditLogs).where(eq(contactExternalApiAuditLogs.workspaceId, ws.workspaceId));
+    expect(audited).toHaveLength(2);
+    expect(new Set(audited.map((row) => row.requestId)).size).toBe(1);
+  });
+});
+
 describe('POST contacts/batch: the item budget', () => {
   it('counts a batch as one request plus its items; over the budget → 429 with nothing written', async () => {
     // Windows are clock minutes: start early in one so that the whole test stays in it.

@@ -199,6 +199,19 @@ describe('Idempotency-Key', () => {
     });
   });
 
+  it('answers simultaneous uploads with one key all alike, with one note and one stored recording', async () => {
+    const parts = { audio: { bytes: fixture('consultation.mp3'), fileName: 'x.mp3' }, metadata: { name: 'Race' } };
+    const before = { notes: await count('notes'), jobs: await count('jobs'), files: filesUnder(config.DATA_DIR).length };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => upload(parts, { 'idempotency-key': 'upload-race' })));
+    for (const answer of answers) expect(answer.statusCode, answer.body).toBe(201);
+    for (const answer of answers) expect(answer.json()).toEqual(answers[0]!.json());
+    // The losers' recordings were stored before their transaction lost the key: removed again.
+    expect(await count('notes')).toBe(before.notes + 1);
+    expect(await count('jobs')).toBe(before.jobs + 1);
+    expect(filesUnder(config.DATA_DIR)).toHaveLength(before.files + 1);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+  });
+
   it('is scoped to the clinic', async () => {
     const other = await createClinicWithKeys(db.database, 'Other clinic');
     const parts = { audio: { bytes: fixture('consultation.mp3'), fileName: 'x.mp3' }, metadata: { name: 'Idem' } };

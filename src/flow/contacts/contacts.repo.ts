@@ -131,18 +131,21 @@ function outcomeOf(
  */
 export function prepareContactUpsert(db: Db) {
   const p = (name: string) => sql.placeholder(name);
-  const statement = db
-    .select({ ...contactColumnsOf('u'), ...outcomeColumns() })
-    .from(
-      sql`(select (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contact(
+  const statementOn = (runner: Db) =>
+    runner
+      .select({ ...contactColumnsOf('u'), ...outcomeColumns() })
+      .from(
+        sql`(select (u.contact).*, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contact(
         ${p('workspaceId')}::uuid, ${p('sent')}::text[], ${p('externalId')}::text, ${p('document')}::text, ${p('name')}::text,
         ${p('phone')}::text, ${p('email')}::text, ${p('address')}::text, ${p('source')}::text, ${p('profilePicUrl')}::text,
         ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text, ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
-    )
-    .prepare('contact_upsert');
-  return async (workspaceId: string, input: ContactFields, source: AuditSource): Promise<UpsertOutcome> => {
+      )
+      .prepare('contact_upsert');
+  const statement = statementOn(db);
+  /** `runner`: a transaction to run in (the statement is then bound to it), or the database. */
+  return async (workspaceId: string, input: ContactFields, source: AuditSource, runner: Db = db): Promise<UpsertOutcome> => {
     const { sent, values } = upsertArguments(input);
-    const [row] = await statement.execute({
+    const [row] = await (runner === db ? statement : statementOn(runner)).execute({
       workspaceId,
       sent,
       externalId: values.external_id,
@@ -173,18 +176,22 @@ export type BatchItemOutcome =
  */
 export function prepareContactBatchUpsert(db: Db) {
   const p = (name: string) => sql.placeholder(name);
-  const statement = db
-    .select({ item: sql<number>`item`, contactId: sql<string | null>`contact_id`, ...outcomeColumns() })
-    .from(
-      sql`(select u.item, (u.contact).id as contact_id, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contacts(
+  const statementOn = (runner: Db) =>
+    runner
+      .select({ item: sql<number>`item`, contactId: sql<string | null>`contact_id`, ...outcomeColumns() })
+      .from(
+        sql`(select u.item, (u.contact).id as contact_id, u.action, u.matched_by, u.warnings, u.missing_field from vetflow_upsert_contacts(
         ${p('workspaceId')}::uuid, ${p('items')}::jsonb, ${p('apiKeyId')}::uuid, ${p('apiKeyPrefix')}::text,
         ${p('requestId')}::text, ${p('ip')}::text) u) as u`,
-    )
-    .prepare('contact_batch_upsert');
+      )
+      .prepare('contact_batch_upsert');
+  const statement = statementOn(db);
+  /** `runner`: a transaction to run in (the statement is then bound to it), or the database. */
   return async (
     workspaceId: string,
     items: { item: number; fields: ContactFields }[],
     source: AuditSource,
+    runner: Db = db,
   ): Promise<Map<number, BatchItemOutcome>> => {
     const payload = items.map(({ item, fields }) => {
       const { sent, values } = upsertArguments(fields);
@@ -192,7 +199,11 @@ export function prepareContactBatchUpsert(db: Db) {
       // casts in a plain expression; a JSON array would need a subquery per item.
       return { item, sent: `{${sent.join(',')}}`, ...values };
     });
-    const rows = await statement.execute({ workspaceId, items: JSON.stringify(payload), ...source });
+    const rows = await (runner === db ? statement : statementOn(runner)).execute({
+      workspaceId,
+      items: JSON.stringify(payload),
+      ...source,
+    });
     return new Map(
       rows.map(({ item, contactId, missingField, ...row }) => [
         item,

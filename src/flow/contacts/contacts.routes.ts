@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AppError } from '../../platform/errors.ts';
+import { errorBodyOf } from '../../platform/http/error-handler.ts';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
@@ -20,7 +22,7 @@ import {
 import { contactChangesService } from './contact-changes.service.ts';
 import { parseContactUpsert } from './contact-input.ts';
 import { externalContactsService } from './contacts.service.ts';
-import { contactUpserter } from './upsert.service.ts';
+import { type BatchItemResult, contactUpserter } from './upsert.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 const tags = ['CRM external: contacts'];
@@ -94,7 +96,10 @@ export async function externalContactRoutes(app: AppInstance) {
       const meta = { requestId: request.id, ip: request.ip, idempotencyKey: idempotencyKeyOf(request) };
       const result = await upserter.batchUpsert(keyCaller(request), items, meta);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.statusCode).headers(result.headers).send(result.body);
+      return reply
+        .code(200)
+        .headers(result.headers)
+        .send({ results: result.body.results.map(batchItemBody) });
     },
   );
 
@@ -171,4 +176,17 @@ export async function externalContactRoutes(app: AppInstance) {
       return reply.code(204).send(null);
     },
   );
+}
+
+/** A batch item's outcome as the wire shows it: the single PUT's answer fields, or its error body. */
+function batchItemBody(item: BatchItemResult): z.output<typeof ContactBatchResult>['results'][number] {
+  // Answers stored before the outcome was kept in this plain form (24 h of Idempotency-Key replays
+  // across an upgrade) are already in the wire form.
+  if ('contact_id' in item || ('error' in item && 'request_id' in item.error)) return item as never;
+  if ('error' in item) {
+    const { code, message, details, requestId } = item.error;
+    return { index: item.index, status: item.status, error: errorBodyOf(new AppError(code, message, details), requestId) };
+  }
+  const { index, status, contactId, action, matchedBy, warnings } = item;
+  return { index, status, contact_id: contactId, action, matched_by: matchedBy, warnings };
 }

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../platform/db/client.ts';
-import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
+import { idempotency } from '../../platform/db/idempotency.ts';
 import { deadlockVictim, uniqueViolation } from '../../platform/db/unique-violation.ts';
-import { AppError } from '../../platform/errors.ts';
-import { type ErrorBody, errorBodyOf } from '../../platform/http/error-handler.ts';
+import { AppError, type ErrorCode } from '../../platform/errors.ts';
 import { itemBudget } from '../../platform/rate-limit.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
@@ -34,20 +33,28 @@ export interface UpsertResult {
   warnings: UpsertWarning[];
 }
 
-/** One item's answer in a batch: what the single PUT would have answered, by its request index. */
+/**
+ * One item's outcome in a batch: what the single PUT would have answered, by its request index.
+ * Plain JSON (it is stored with an Idempotency-Key and replayed); the route writes the wire form.
+ */
 export type BatchItemResult =
   | {
       index: number;
       status: 200 | 201;
-      contact_id: string;
+      contactId: string;
       action: UpsertResult['action'];
-      matched_by: UpsertResult['matchedBy'];
+      matchedBy: UpsertResult['matchedBy'];
       warnings: UpsertWarning[];
     }
-  | { index: number; status: number; error: ErrorBody };
+  | {
+      index: number;
+      status: number;
+      /** The error the single PUT would have raised, and the request that raised it in the batch. */
+      error: { code: ErrorCode; message: string; details: Record<string, unknown> | undefined; requestId: string };
+    };
 
 export interface BatchResponse {
-  statusCode: 200;
+  statusCode: number;
   body: { results: BatchItemResult[] };
   /** The item budget's headers (none on a replay, which spends no items). */
   headers: Record<string, string>;
@@ -78,6 +85,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
   const upsert = prepareContactUpsert(db);
   const upsertMany = prepareContactBatchUpsert(db);
   const takeItems = itemBudget(db);
+  const idempotent = idempotency(db);
   const sourceOf = (caller: ApiKeyCaller, meta: RequestMeta): AuditSource => ({
     apiKeyId: caller.keyId,
     apiKeyPrefix: caller.prefix,
@@ -99,18 +107,29 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     }
   }
 
+  /** One batch item on its own, inside the batch's transaction: a savepoint, so a 409 spoils nothing else. */
+  async function upsertItem(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta, tx: Db): Promise<UpsertResult> {
+    const { fields, ids } = upsertFieldsOf(input);
+    try {
+      return resultOf(await tx.transaction((item) => upsert(caller.workspaceId, fields, sourceOf(caller, meta), item)));
+    } catch (error) {
+      throw await asConflict(error, caller.workspaceId, fields, ids, tx);
+    }
+  }
+
   /**
    * The batch: every item is parsed, validated and upserted exactly as a PUT body, in request
-   * order, and answered as the PUT would have been. The valid items go to the database in one
-   * call (one round trip, one commit); if any of them hits a unique index (409) or a deadlock,
-   * that call wrote nothing and the items run again one by one through `upsertContact`, each its own atomic
-   * upsert, so that only the offending item fails.
+   * order, and answered as the PUT would have been, in the transaction `tx` (which also records an
+   * Idempotency-Key's answer). The valid items go to the database in one call (one round trip);
+   * if any of them hits a unique index (409), that call's savepoint is rolled back and the items
+   * run again one by one, each in its own savepoint, so that only the offending item fails.
    */
-  async function upsertContacts(caller: ApiKeyCaller, items: unknown[], meta: RequestMeta): Promise<BatchItemResult[]> {
+  async function upsertContacts(caller: ApiKeyCaller, items: unknown[], meta: RequestMeta, tx: Db): Promise<BatchItemResult[]> {
     const results: BatchItemResult[] = new Array(items.length);
     const failed = (index: number, error: unknown): BatchItemResult => {
       if (!(error instanceof AppError)) throw error;
-      return { index, status: error.statusCode, error: errorBodyOf(error, meta.requestId) };
+      const { code, message, details } = error;
+      return { index, status: error.statusCode, error: { code, message, details, requestId: meta.requestId } };
     };
     const valid: { item: number; input: ContactUpsert; fields: ContactFields }[] = [];
     items.forEach((raw, index) => {
@@ -124,18 +143,17 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     const succeeded = (index: number, result: Omit<UpsertResult, 'contact'> & { contactId: string }): BatchItemResult => ({
       index,
       status: result.action === 'updated' ? 200 : 201,
-      contact_id: result.contactId,
+      contactId: result.contactId,
       action: result.action,
-      matched_by: result.matchedBy,
+      matchedBy: result.matchedBy,
       warnings: result.warnings,
     });
     let outcomes: Map<number, BatchItemOutcome> | undefined;
     try {
-      outcomes = valid.length > 0 ? await upsertMany(caller.workspaceId, valid, sourceOf(caller, meta)) : new Map();
+      outcomes =
+        valid.length > 0 ? await tx.transaction((all) => upsertMany(caller.workspaceId, valid, sourceOf(caller, meta), all)) : new Map();
     } catch (error) {
-      // Two batches locking shared contacts in opposite orders: one is the deadlock's victim and
-      // runs item by item as well (single upserts lock one contact each and never deadlock).
-      if (uniqueViolation(error) === undefined && !deadlockVictim(error)) throw error;
+      if (uniqueViolation(error) === undefined) throw error;
     }
     for (const { item, input } of valid) {
       try {
@@ -144,7 +162,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
           if (outcome.missingField) throw missingFieldError(outcome.missingField);
           results[item] = succeeded(item, { ...outcome, warnings: outcome.warnings as UpsertWarning[] });
         } else {
-          const result = await upsertContact(caller, input, meta);
+          const result = await upsertItem(caller, input, meta, tx);
           results[item] = succeeded(item, { ...result, contactId: result.contact.id });
         }
       } catch (error) {
@@ -154,36 +172,42 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     return results;
   }
 
-  /** The batch route's operation: Idempotency-Key replay, the item budget, then `upsertContacts`. */
+  /**
+   * The batch route's operation, through `idempotent`: a replay spends no items; otherwise the item
+   * budget, then `upsertContacts` in the transaction that records the answer. A deadlock with
+   * another batch (shared contacts locked in opposite orders) makes this one the victim: it wrote
+   * nothing, and runs once more.
+   */
   async function batchUpsert(
     caller: ApiKeyCaller,
     items: unknown[],
     meta: RequestMeta & { idempotencyKey: string | undefined },
   ): Promise<BatchResponse> {
     const fingerprint = createHash('sha256').update(JSON.stringify(items)).digest('hex');
-    const key = meta.idempotencyKey;
-    if (key) {
-      const previous = await findIdempotentResponse(caller.workspaceId, BATCH_SCOPE, key, db);
-      if (previous) {
-        if (previous.fingerprint !== fingerprint) {
-          throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different batch', {
-            field: 'Idempotency-Key',
-            reason: 'reused with a different request',
-          });
-        }
-        return { statusCode: 200, body: previous.response as BatchResponse['body'], headers: {}, replayed: true };
+    const request = {
+      owner: caller.workspaceId,
+      scope: BATCH_SCOPE,
+      key: meta.idempotencyKey,
+      fingerprint,
+      reusedFor: 'a different batch',
+    };
+    let headers: Record<string, string> = {};
+    const takeBudget = async () => {
+      headers = await takeItems(`crm-items:${caller.keyId}`, items.length, batchItemsPerMinute);
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await idempotent<BatchResponse['body']>(
+          request,
+          async (tx) => ({ statusCode: 200, body: { results: await upsertContacts(caller, items, meta, tx) } }),
+          { before: attempt === 1 ? takeBudget : undefined },
+        );
+        return { ...answer, headers: answer.replayed ? {} : headers };
+      } catch (error) {
+        if (deadlockVictim(error) && attempt < 3) continue;
+        throw error;
       }
     }
-    const headers = await takeItems(`crm-items:${caller.keyId}`, items.length, batchItemsPerMinute);
-    const body = { results: await upsertContacts(caller, items, meta) };
-    if (key) {
-      // A concurrent request with the same key may have recorded first: its answer stands.
-      await recordIdempotentResponse(
-        { clinicId: caller.workspaceId, scope: BATCH_SCOPE, key, fingerprint, statusCode: 200, response: body },
-        db,
-      );
-    }
-    return { statusCode: 200, body, headers, replayed: false };
   }
 
   return { upsertContact, batchUpsert };

@@ -1,6 +1,6 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
+import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
@@ -10,12 +10,13 @@ import { noteOfClinic } from '../store/own-note.ts';
 
 export interface RetryDeps {
   db: Db;
+  idempotent: Idempotent;
   jobs: JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
 }
 
 export interface RetryResult {
-  statusCode: 202;
+  statusCode: number;
   body: { status: 'success'; data: { id: string; transcription_status: 'pending' } };
   replayed: boolean;
 }
@@ -25,7 +26,8 @@ const SCOPE = 'POST /notes/retry';
 /**
  * failed → pending, failure cleared, one new job. The state change is a conditional update, so of
  * two simultaneous retries exactly one wins (and sends the job); the other sees a note that is no
- * longer failed.
+ * longer failed — and, when both carried the same Idempotency-Key, answers with the winner's
+ * answer (`idempotent`'s race rule: its update waited for the winner's commit).
  */
 export function retryService(deps: RetryDeps) {
   return bindService(deps, { retry: retryNote });
@@ -33,45 +35,16 @@ export function retryService(deps: RetryDeps) {
 
 async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
   await noteOfClinic(caller, noteId, deps.db);
-  const replayed = idempotencyKey ? await replayOf(caller, idempotencyKey, noteId, deps.db) : undefined;
-  if (replayed) return replayed;
-  return deps.db.transaction(async (tx) => {
+  const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint: noteId, reusedFor: 'another note' };
+  return deps.idempotent<RetryResult['body']>(request, async (tx) => {
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
-      // A concurrent retry with the same key got here first: this UPDATE waited for its commit
-      // (the row lock), so its recorded answer is visible now and is the answer to this call too.
-      const replayed = idempotencyKey ? await replayOf(caller, idempotencyKey, noteId, tx) : undefined;
-      if (replayed) return replayed;
       const current = await noteOfClinic(caller, noteId, tx);
       throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
         transcription_status: current.transcriptionStatus,
       });
     }
-    const body = { status: 'success' as const, data: { id: note.id, transcription_status: 'pending' as const } };
-    if (idempotencyKey) {
-      await recordIdempotentResponse(
-        {
-          clinicId: caller.clinicId,
-          scope: SCOPE,
-          key: idempotencyKey,
-          fingerprint: noteId,
-          statusCode: 202,
-          response: body,
-        },
-        tx,
-      );
-    }
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
-    return { statusCode: 202 as const, body, replayed: false };
+    return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });
-}
-
-/** The answer already given to this Idempotency-Key, or undefined; the key used for another note → 422. */
-async function replayOf(caller: NotesCaller, key: string, noteId: string, db: Db): Promise<RetryResult | undefined> {
-  const previous = await findIdempotentResponse(caller.clinicId, SCOPE, key, db);
-  if (!previous) return undefined;
-  if (previous.fingerprint !== noteId) {
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another note', { field: 'Idempotency-Key' });
-  }
-  return { statusCode: 202, body: previous.response as RetryResult['body'], replayed: true };
 }

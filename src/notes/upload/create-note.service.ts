@@ -1,13 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Db } from '../../platform/db/client.ts';
-import { findIdempotentResponse, recordIdempotentResponse } from '../../platform/db/idempotency.ts';
+import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { notesCreated } from '../../platform/metrics/notes.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
+import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../store/notes.repo.ts';
@@ -17,6 +18,7 @@ import { parseUploadMetadata } from './upload-metadata.ts';
 
 export interface CreateNoteDeps {
   db: Db;
+  idempotent: Idempotent;
   jobs: JobQueue;
   storage: AudioStorage;
   transcribe: ReturnType<typeof transcribeJob>;
@@ -38,8 +40,9 @@ const SCOPE = 'POST /notes';
 
 /**
  * Validates a received upload and, when everything holds, stores the audio and creates the note
- * with its job in one transaction. Whatever is rejected leaves nothing behind: no row, no audio,
- * no job. The temporary upload file is always removed.
+ * with its job in one transaction (through `idempotent`, which replays an earlier answer to the
+ * same Idempotency-Key instead). Whatever is rejected leaves nothing behind: no row, no audio, no
+ * job. The temporary upload file is always removed.
  */
 export async function createNote(
   deps: CreateNoteDeps,
@@ -48,7 +51,6 @@ export async function createNote(
   idempotencyKey: string | undefined,
 ): Promise<CreatedNoteResponse> {
   const audio = upload.audio;
-  let storedKey: string | null = null;
   try {
     if (!audio) throw new AppError('VALIDATION_ERROR', 'The audio file part is required', { field: 'audio', reason: 'required' });
     const metadataText = upload.fields.metadata;
@@ -65,101 +67,66 @@ export async function createNote(
       .update('\n')
       .update(metadataText ?? '')
       .digest('hex');
-
-    if (idempotencyKey) {
-      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
-      if (previous) return replay(previous, fingerprint);
-    }
-
-    const sniffed = sniffAudioFormat(audio.head);
-    if (!sniffed.format) throw invalidFormat(sniffed.received);
-    const duration = await probeDurationSeconds(audio.path);
-    if (duration === null) throw invalidFormat(`${sniffed.format} (unreadable or truncated)`);
-    if (duration < deps.minSeconds || duration > deps.maxSeconds) {
-      throw new AppError('AUDIO_DURATION_INVALID', `The audio must last between ${deps.minSeconds} and ${deps.maxSeconds} seconds`, {
-        duration: Math.round(duration * 100) / 100,
-        min_duration: deps.minSeconds,
-        max_duration: deps.maxSeconds,
-      });
-    }
+    const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint, reusedFor: 'a different upload' };
 
     const noteId = randomUUID();
-    storedKey = `${caller.clinicId}/${noteId}.${sniffed.format}`;
-    await deps.storage.putFile(storedKey, audio.path);
-
-    const outcome = await deps.db.transaction(async (tx) => {
-      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
-      if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
-      const note = await insertNote(
-        {
-          id: noteId,
-          clinicId: caller.clinicId,
-          name: metadata.name,
-          gender: metadata.gender,
-          externalId: metadata.external_id ?? null,
-          metadata: metadata.metadata,
-          noteStyle,
-          audioName: audio.fileName,
-          audioKey: storedKey ?? '',
-          audioFormat: sniffed.format,
-          audioBytes: audio.bytes,
-          audioSha256: audio.sha256,
-          audioDurationSeconds: duration,
-        },
-        tx,
-      );
-      const body = {
-        status: 'success' as const,
-        data: { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) },
-      };
-      if (idempotencyKey) {
-        const recorded = await recordIdempotentResponse(
+    let stored: { key: string; format: AudioFormat; duration: number } | undefined;
+    const outcome = await deps.idempotent<CreatedNoteResponse['body']>(
+      request,
+      async (tx) => {
+        const { key, format, duration } = stored!;
+        const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
+        if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
+        const note = await insertNote(
           {
+            id: noteId,
             clinicId: caller.clinicId,
-            scope: SCOPE,
-            key: idempotencyKey,
-            fingerprint,
-            statusCode: 201,
-            response: body,
+            name: metadata.name,
+            gender: metadata.gender,
+            externalId: metadata.external_id ?? null,
+            metadata: metadata.metadata,
+            noteStyle,
+            audioName: audio.fileName,
+            audioKey: key,
+            audioFormat: format,
+            audioBytes: audio.bytes,
+            audioSha256: audio.sha256,
+            audioDurationSeconds: duration,
           },
           tx,
         );
-        // A concurrent request with the same key won the race: undo ours, answer with theirs.
-        if (!recorded) throw new LostIdempotencyRace();
-      }
-      await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
-      return { statusCode: 201, body, replayed: false };
-    });
-    storedKey = null;
-    notesCreated.inc();
+        await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+        const data = { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) };
+        return { statusCode: 201, body: { status: 'success' as const, data } };
+      },
+      {
+        // Decoding the audio and storing it hold no transaction, and a replay does neither.
+        before: async () => {
+          const sniffed = sniffAudioFormat(audio.head);
+          if (!sniffed.format) throw invalidFormat(sniffed.received);
+          const duration = await probeDurationSeconds(audio.path);
+          if (duration === null) throw invalidFormat(`${sniffed.format} (unreadable or truncated)`);
+          if (duration < deps.minSeconds || duration > deps.maxSeconds) {
+            throw new AppError('AUDIO_DURATION_INVALID', `The audio must last between ${deps.minSeconds} and ${deps.maxSeconds} seconds`, {
+              duration: Math.round(duration * 100) / 100,
+              min_duration: deps.minSeconds,
+              max_duration: deps.maxSeconds,
+            });
+          }
+          const key = `${caller.clinicId}/${noteId}.${sniffed.format}`;
+          await deps.storage.putFile(key, audio.path);
+          stored = { key, format: sniffed.format, duration };
+        },
+        undo: async () => {
+          if (stored) await deps.storage.delete(stored.key).catch(() => {});
+        },
+      },
+    );
+    if (!outcome.replayed) notesCreated.inc();
     return outcome;
-  } catch (error) {
-    if (storedKey) await deps.storage.delete(storedKey).catch(() => {});
-    if (error instanceof LostIdempotencyRace && idempotencyKey && audio) {
-      const previous = await findIdempotentResponse(caller.clinicId, SCOPE, idempotencyKey, deps.db);
-      const fingerprint = createHash('sha256')
-        .update(audio.sha256)
-        .update('\n')
-        .update(upload.fields.metadata ?? '')
-        .digest('hex');
-      if (previous) return replay(previous, fingerprint);
-    }
-    throw error;
   } finally {
     if (audio) await rm(audio.path, { force: true });
   }
-}
-
-class LostIdempotencyRace extends Error {}
-
-function replay(previous: { fingerprint: string; statusCode: number; response: unknown }, fingerprint: string): CreatedNoteResponse {
-  if (previous.fingerprint !== fingerprint) {
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different upload', {
-      field: 'Idempotency-Key',
-      reason: 'reused with a different request',
-    });
-  }
-  return { statusCode: previous.statusCode, body: previous.response as CreatedNoteResponse['body'], replayed: true };
 }
 
 function invalidFormat(received: string): AppError {

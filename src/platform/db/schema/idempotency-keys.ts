@@ -2,13 +2,15 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } fro
 
 /**
  * The first response to an Idempotency-Key, replayed for 24 h to the same owner: a Notes clinic or
- * a CRM workspace (`clinic_id` holds either; the scope names the operation, and so the API). No
- * foreign key since keys serve both trees; rows leave by age.
+ * a CRM workspace (`owner_id` holds either; the scope names the operation, and so the API). No
+ * foreign key since keys serve both trees; rows leave by age. Written only through `idempotency()`
+ * (platform/db/idempotency.ts).
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    clinicId: uuid('clinic_id').notNull(),
+    /** The clinic (Notes) or workspace (CRM) the key belongs to. */
+    ownerId: uuid('owner_id').notNull(),
     key: text('key').notNull(),
     /** Which operation the key was used for, e.g. `POST /notes`. */
     scope: text('scope').notNull(),
@@ -18,5 +20,5 @@ export const idempotencyKeys = pgTable(
     response: jsonb('response').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.clinicId, table.scope, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
+  (table) => [primaryKey({ columns: [table.ownerId, table.scope, table.key] }), index('idempotency_keys_created_idx').on(table.createdAt)],
 );
