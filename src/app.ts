@@ -18,6 +18,7 @@ import { requestIdFrom } from './platform/http/request-id.ts';
 import { RequestLogController } from './platform/http/request-log.ts';
 import { registerRouteRegistry } from './platform/http/route-registry.ts';
 import type { AppInstance, Platform } from './platform/http/types.ts';
+import { warnOnUntrustedProxy } from './platform/http/untrusted-proxy.ts';
 import { type JobDefinition, JobQueue } from './platform/jobs.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { registerHttpMetrics } from './platform/metrics/http.ts';
@@ -116,6 +117,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app, availability);
   registerInputBoundary(app);
+  warnOnUntrustedProxy(app, config.TRUST_PROXY);
   // While closing, responses ask clients to drop the connection: a keep-alive socket that goes
   // idle after its last in-flight response would otherwise hold shutdown for the keep-alive timeout.
   let closing = false;

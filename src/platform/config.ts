@@ -152,11 +152,15 @@ const variables = z.object({
   // Contacts per minute and key in batch upserts, on top of the request limit (docs/flow-sync.md).
   CRM_BATCH_ITEMS_PER_MINUTE: int(10_000, 1),
 
-  // Brute-force guard: more than AUTH_FAILURE_LIMIT failed authentications from one IP within the
-  // window blocks that IP (429) for AUTH_BLOCK_SECONDS.
+  // Brute-force guard: more than AUTH_FAILURE_LIMIT failed authentications from one address (an
+  // IPv6 /64) within the window blocks that address (429) for AUTH_BLOCK_SECONDS; logins also count
+  // per account, with a backoff up to AUTH_ACCOUNT_BACKOFF_MAX_SECONDS between attempts, and at
+  // most AUTH_LOGIN_CONCURRENCY logins per address and per account are checked at once (per process).
   AUTH_FAILURE_LIMIT: int(20, 1),
   AUTH_FAILURE_WINDOW_SECONDS: int(600, 1),
   AUTH_BLOCK_SECONDS: int(600, 1),
+  AUTH_ACCOUNT_BACKOFF_MAX_SECONDS: int(60, 0, 3600),
+  AUTH_LOGIN_CONCURRENCY: int(4, 1, 1000),
   CRM_SESSION_TTL_MINUTES: int(720, 1),
   // scrypt cost as log2(N) for new password hashes (r=8, p=1); 17 is OWASP's minimum (128 MiB).
   PASSWORD_SCRYPT_LOG_N: int(17, 14, 20),

@@ -8,7 +8,9 @@ import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 // be wrong, against its rate limit and against another clinic's key. A route added later joins by
 // being registered.
 
-const { app, db, config } = await createTestApp({ startWorkers: true });
+// A high limit: this file sends many wrong keys from one address on purpose (brute force has its
+// own file, test/flow/brute-force.test.ts).
+const { app, db, config } = await createTestApp({ startWorkers: true, env: { AUTH_FAILURE_LIMIT: '100000' } });
 const keys = await createClinicWithKeys(db.database);
 const other = await createClinicWithKeys(db.database, 'Outra clínica');
 await app.ready();

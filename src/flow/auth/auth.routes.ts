@@ -40,7 +40,9 @@ export async function authRoutes(app: AppInstance) {
         summary: 'Log in to the CRM',
         description:
           'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
-          'with the same body either way; failures count toward the per-IP brute-force limit (429).',
+          'with the same body either way. Every attempt is counted before the password is checked, per address and per ' +
+          'account (429 `TOO_MANY_FAILED_AUTHENTICATIONS` over the limit or inside the account backoff, with `Retry-After`); ' +
+          'too many logins of one address or account at once → 429 `TOO_MANY_CONCURRENT_LOGINS`.',
         tags: ['CRM session'],
         body: LoginBody,
         response: { 200: SessionSchema, ...errorResponses(401, 422, 429) },

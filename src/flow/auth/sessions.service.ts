@@ -7,13 +7,10 @@ import type { CrmUserCaller } from '../callers.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/password.ts';
 import { findUserByEmail } from '../users/users.repo.ts';
 import { normaliseEmail } from '../users/users.service.ts';
-import { assertNotBlocked, bruteForcePolicy, failAuthentication } from './brute-force.ts';
+import { type LoginAttempts, type LoginAttemptsConfig, loginAttempts } from './login-attempts.ts';
 import { deleteSession, findLiveSession, insertSession } from './sessions.repo.ts';
 
-export type SessionConfig = Pick<
-  Config,
-  'CRM_SESSION_TTL_MINUTES' | 'PASSWORD_SCRYPT_LOG_N' | 'AUTH_FAILURE_LIMIT' | 'AUTH_FAILURE_WINDOW_SECONDS' | 'AUTH_BLOCK_SECONDS'
->;
+export type SessionConfig = Pick<Config, 'CRM_SESSION_TTL_MINUTES' | 'PASSWORD_SCRYPT_LOG_N'> & LoginAttemptsConfig;
 
 export interface SessionDeps {
   db: Db;
@@ -35,21 +32,23 @@ function hashSessionToken(token: string): string {
 }
 
 /**
- * Checks an email and password (counted by the brute-force guard when wrong) and opens a session.
+ * Checks an email and password (counted by the brute-force guard first) and opens a session.
  * Returns the cookie value, which exists nowhere else: only its SHA-256 is stored.
  */
 async function login(
-  { db, config }: SessionDeps,
+  { db, config, attempts }: SessionDeps & { attempts: LoginAttempts },
   input: { email: string; password: string; ip: string },
 ): Promise<{ token: string; session: SessionView }> {
-  await assertNotBlocked(input.ip, db);
-  const user = await findUserByEmail(normaliseEmail(input.email), db);
-  // Unknown emails still pay for one scrypt, so timing does not reveal them either.
-  const hash = user?.passwordHash ?? (await dummyPasswordHash(config.PASSWORD_SCRYPT_LOG_N));
-  const valid = await verifyPassword(input.password, hash);
-  if (!user || !valid) {
-    return failAuthentication(input.ip, bruteForcePolicy(config), new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS), db);
-  }
+  const email = normaliseEmail(input.email);
+  // Counted (and refused when over a limit) before the password is looked at: see login-attempts.ts.
+  const user = await attempts.check(input.ip, email, async () => {
+    const user = await findUserByEmail(email, db);
+    // Unknown emails still pay for one scrypt, so timing does not reveal them either.
+    const hash = user?.passwordHash ?? (await dummyPasswordHash(config.PASSWORD_SCRYPT_LOG_N));
+    const valid = await verifyPassword(input.password, hash);
+    return user && valid ? user : undefined;
+  });
+  if (!user) throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
   const token = randomBytes(32).toString('base64url');
   const row = await insertSession(user.id, hashSessionToken(token), config.CRM_SESSION_TTL_MINUTES, db);
   const session = await findLiveSession(row.tokenHash, db);
@@ -78,5 +77,5 @@ function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): 
 
 /** Logins, logouts and the session behind a cookie, bound to the database and settings once. */
 export function sessionsService(deps: SessionDeps) {
-  return bindService(deps, { login, logout, resolveSession });
+  return bindService({ ...deps, attempts: loginAttempts(deps.db, deps.config) }, { login, logout, resolveSession });
 }

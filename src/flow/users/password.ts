@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { passwordVerifications } from '../../platform/metrics/security.ts';
 
 // Passwords are hashed with scrypt (memory-hard). The hash names its own parameters, so raising
 // PASSWORD_SCRYPT_LOG_N later only affects new hashes and old ones still verify.
@@ -22,6 +23,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, logN, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
+  // Counted so an operator (and the brute-force tests) can see how many guesses reached scrypt.
+  passwordVerifications.inc();
   const actual = await derive(password, Buffer.from(salt, 'base64'), Number(logN), Number(r), Number(p));
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -11,14 +11,17 @@ interface CachedKey {
 }
 
 /**
- * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`
- * (unknown keys too, so a flood of bad keys does not become a flood of queries); a revocation made
- * by any process therefore takes effect everywhere within `ttlMs`. Expiry is checked on every use.
+ * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`; a
+ * revocation made by any process therefore takes effect everywhere within `ttlMs`. Expiry is
+ * checked on every use. Unknown (and unusable) keys are remembered in a separate bounded map, so
+ * that the same bad key repeated costs no query and a flood of random ones never evicts real keys
+ * (failed keys are counted and blocked per address by the brute-force guard, in notes-access.ts).
  * Why this is not the same cache as the CRM bearer lookup (`flow/keys/key-cache.ts`):
  * docs/decisions.md, "Two key caches".
  */
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CachedKey>();
+  private readonly unknown = new Map<string, CachedKey>();
   private readonly findByHash: ReturnType<typeof prepareFindKeyByHash>;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
@@ -35,7 +38,7 @@ export class KeyAuthenticator {
     if (!key || !NOTES_KEY_PATTERN.test(key)) throw invalidApiKey();
     const hash = hashNotesKey(key);
     const now = Date.now();
-    let entry = this.cache.get(hash);
+    let entry = this.cache.get(hash) ?? this.unknown.get(hash);
     if (!entry || entry.cachedUntil <= now) {
       entry = await this.load(hash, now);
     }
@@ -46,6 +49,7 @@ export class KeyAuthenticator {
   /** Forgets every cached key (this process): used right after a local revocation. */
   forget(): void {
     this.cache.clear();
+    this.unknown.clear();
   }
 
   private async load(hash: string, now: number): Promise<CachedKey> {
@@ -56,11 +60,13 @@ export class KeyAuthenticator {
       expiresAt: row?.expiresAt ?? null,
       cachedUntil: now + this.ttlMs,
     };
-    if (this.cache.size >= this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
+    const [map, other] = entry.caller ? [this.cache, this.unknown] : [this.unknown, this.cache];
+    other.delete(hash);
+    if (map.size >= this.maxEntries) {
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) map.delete(oldest);
     }
-    this.cache.set(hash, entry);
+    map.set(hash, entry);
     return entry;
   }
 }

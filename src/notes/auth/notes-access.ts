@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { bruteForcePolicy, failAuthentication } from '../../platform/brute-force/brute-force.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
 import { guarded, routeName } from '../../platform/http/route-registry.ts';
@@ -40,9 +41,22 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
     if (notesPermissionOf(access)) guarded(route);
   });
 
+  const policy = bruteForcePolicy(app.vetflow.config);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.access === 'public') return;
-    request.notesCaller = await authenticator.authenticate(request.headers['x-api-key']);
+    const header = request.headers['x-api-key'];
+    try {
+      request.notesCaller = await authenticator.authenticate(header);
+    } catch (error) {
+      // A wrong key counts toward its address's brute-force limit, as a wrong CRM token does; no
+      // key at all is not an attempt to guess one. A valid key never meets the guard, so a block
+      // (one address shared by every client behind an untrusted proxy) does not lock it out.
+      const presented = header !== undefined && header !== '';
+      if (presented && error instanceof AppError && error.code === 'INVALID_API_KEY') {
+        await failAuthentication(request.ip, policy, error, app.vetflow.database.db);
+      }
+      throw error;
+    }
   });
 
   // After the rate limit (a route-level onRequest hook), before the body is read: a key that keeps

@@ -121,7 +121,8 @@ export async function noteReadRoutes(
         summary: 'Transcription status, for polling (not rate limited; every 5 s is plenty)',
         tags,
         params: NoteIdParams,
-        response: { 200: StatusResultSchema, ...errorResponses(400, 401, 403, 404) },
+        // 429: not the rate limit, the brute-force block a wrong key from a blocked address meets.
+        response: { 200: StatusResultSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request) => notes.status(notesCallerOf(request), request.params.id),

@@ -13,3 +13,7 @@ export const rateLimited = counter('vetflow_rate_limit_rejections_total', 'Reque
   'role',
 ]);
 export const ipBlocks = counter('vetflow_ip_blocks_total', 'Addresses blocked after too many failed authentications.');
+export const passwordVerifications = counter(
+  'vetflow_password_verifications_total',
+  'Passwords checked against a stored hash (scrypt, the costly part of a login).',
+);

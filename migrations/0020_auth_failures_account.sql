@@ -1,0 +1,2 @@
+ALTER TABLE "auth_failures" ADD COLUMN "account" text;--> statement-breakpoint
+CREATE INDEX "auth_failures_account_failed_at_idx" ON "auth_failures" USING btree ("account","failed_at") WHERE account is not null;
