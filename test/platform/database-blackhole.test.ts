@@ -138,6 +138,8 @@ describe.runIf(onPostgres)('the server process while Postgres is black-holed', a
       }),
     );
 
+    // What the server logged at warning level and above: the outage, each way, and nothing else.
+    console.log(running.output.filter((line) => /"level":(40|50|60)/.test(line)).join('\n'));
     expect(samples.filter((sample) => sample.status === 'error')).toEqual([]);
     expect(slowest).toBeLessThan(5_000);
     expect(first503 - outageStarted).toBeLessThanOrEqual(3_000);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
 import type { DatabaseLink } from './client.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
+import { within } from './within.ts';
 
 // Deciding that the database is down: a probe that gets no answer within this long. Short, because
 // requests wait meanwhile; it is one round trip on a kept connection (probe-connection.ts).
@@ -113,8 +114,9 @@ export class DatabaseAvailability {
 
   private answers(timeoutMs: number): Promise<void> {
     // The embedded database has no network to lose: only a busy single connection to wait for.
-    if (!this.link) return withTimeout(this.ping(), EMBEDDED_PROBE_TIMEOUT_MS);
-    return withTimeout(this.link.probe(timeoutMs), timeoutMs + 100);
+    if (!this.link) return within(this.ping(), EMBEDDED_PROBE_TIMEOUT_MS, 'database probe timed out');
+    // The link's probe bounds itself; this only backstops it.
+    return within(this.link.probe(timeoutMs), timeoutMs + 500, 'database probe timed out');
   }
 
   private markDown(error: unknown): void {
@@ -151,18 +153,4 @@ export class DatabaseAvailability {
 function describe(error: unknown): { code?: string; message: string } {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return { ...(typeof code === 'string' ? { code } : {}), message: typeof message === 'string' ? message.slice(0, 200) : 'unknown' };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error('database probe timed out'), { code: 'ETIMEDOUT' })), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

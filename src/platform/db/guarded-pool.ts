@@ -55,7 +55,16 @@ class Tracker implements PendingWork {
         },
       };
       this.pending.add(entry);
-      start().then(
+      let started: Promise<T>;
+      try {
+        started = start();
+      } catch (error) {
+        // pg throws some argument errors synchronously: still answered, and no longer pending.
+        this.pending.delete(entry);
+        reject(error);
+        return;
+      }
+      started.then(
         (value) => {
           if (this.pending.delete(entry)) resolve(value);
           else abandon(value);

@@ -1,4 +1,9 @@
 import pg from 'pg';
+import { within } from './within.ts';
+
+// pg's own connect timeout only backstops ours (within.ts), which tolerates a stalled process; pg's
+// destroys the socket of a connection that never completed.
+const CONNECT_BACKSTOP_MS = 1_000;
 
 /**
  * "Does the server answer?", asked on a connection of its own rather than through the pool: a
@@ -9,13 +14,29 @@ import pg from 'pg';
  */
 export class ProbeConnection {
   private client: pg.Client | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
   private readonly connectionString: string;
 
   constructor(connectionString: string) {
     this.connectionString = connectionString;
   }
 
-  async probe(timeoutMs: number): Promise<void> {
+  /** Rejects when the server does not answer within `timeoutMs`; concurrent callers share one probe. */
+  probe(timeoutMs: number): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('probe connection closed'));
+    this.running ??= this.run(timeoutMs).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.drop();
+  }
+
+  private async run(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const reused = this.client !== undefined;
     try {
@@ -32,25 +53,28 @@ export class ProbeConnection {
     }
   }
 
-  close(): void {
-    this.drop();
-  }
-
   private async selectOne(deadline: number): Promise<void> {
     const remaining = () => Math.max(1, deadline - Date.now());
-    if (!this.client) {
-      const client = new pg.Client({
+    let client = this.client;
+    if (!client) {
+      client = new pg.Client({
         connectionString: this.connectionString,
         application_name: 'vetflow-probe',
-        connectionTimeoutMillis: remaining(),
+        connectionTimeoutMillis: remaining() + CONNECT_BACKSTOP_MS,
         keepAlive: true,
       });
       // A probe's connection that dies between probes must not crash the process.
       client.on('error', () => {});
       this.client = client;
-      await client.connect();
+      await within(client.connect(), remaining(), 'database probe: no connection');
+      if (this.closed) {
+        // Closed while connecting: this connection would otherwise be nobody's to end.
+        this.drop();
+        throw new Error('probe connection closed');
+      }
     }
-    await this.client.query({ text: 'select 1', query_timeout: remaining() } as pg.QueryConfig);
+    // No query_timeout: a timed-out probe's connection is dropped (end() destroys its socket).
+    await within(client.query('select 1'), remaining(), 'database probe: no answer');
   }
 
   private drop(): void {
