@@ -46,6 +46,8 @@ export class DatabaseAvailability {
     this.logger = logger;
     this.link = link;
     if (link) {
+      // A connection ended under the pool (a server restarting ends them all): probe now.
+      link.onFault((error) => this.suspect(error));
       this.watch = setInterval(() => this.watchPending(link), WATCH_INTERVAL_MS).unref();
       // Opens the probe's own connection now, so the first real probe is a single round trip.
       void this.probeOnce();

@@ -110,9 +110,6 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.queryTimeoutMs,
   });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
-  // (Checked-out clients have a listener of their own: guarded-pool.ts.)
-  pool.on('error', () => {});
   const prober = new ProbeConnection(connectionString);
   const db = drizzleNodePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
   const jobStatementTimeoutMs = Math.max(timeouts.statementTimeoutMs, JOB_STATEMENT_TIMEOUT_MIN_MS);
@@ -157,6 +154,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
       probe: (timeoutMs) => prober.probe(timeoutMs),
       oldestPendingMs: () => pool.pendingWork.oldestPendingMs(),
       setDown: (down) => pool.pendingWork.setDown(down),
+      onFault: (listener) => pool.pendingWork.onFault(listener),
     },
     async close() {
       prober.close();

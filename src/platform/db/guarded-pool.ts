@@ -22,16 +22,27 @@ export interface PendingWork {
   oldestPendingMs(): number;
   /** While down, work is refused at once; going down fails everything pending. */
   setDown(down: boolean): void;
+  /** Tells `listener` of every connection the server or the network ended under the pool. */
+  onFault(listener: (error: unknown) => void): void;
 }
 
 class Tracker implements PendingWork {
   private down = false;
+  private faultListener: (error: unknown) => void = () => {};
   // A Set iterates in insertion order: its first entry is always the oldest still pending.
   private readonly pending = new Set<Pending>();
 
   oldestPendingMs(): number {
     for (const entry of this.pending) return performance.now() - entry.started;
     return 0;
+  }
+
+  onFault(listener: (error: unknown) => void): void {
+    this.faultListener = listener;
+  }
+
+  fault(error: unknown): void {
+    this.faultListener(error);
   }
 
   setDown(down: boolean): void {
@@ -93,8 +104,9 @@ function clientClassFor(tracker: Tracker) {
       // pg-pool listens for errors only while a client is idle in the pool: a checked-out client
       // (inside a transaction) whose server ends it (25P03 idle-in-transaction timeout, 57P01
       // terminated) or whose socket resets would emit 'error' with nobody listening and take the
-      // process down. The statement it runs, or the next one, fails with the error instead.
-      this.on('error', () => {});
+      // process down. The statement it runs, or the next one, fails with the error instead; the
+      // fault is reported (a restarting server ends every connection: worth a probe at once).
+      this.on('error', (error) => tracker.fault(error));
     }
 
     override query(...args: unknown[]): any {
@@ -121,6 +133,8 @@ export class GuardedPool extends pg.Pool {
     const tracker = new Tracker();
     super({ ...config, Client: clientClassFor(tracker) as unknown as new () => pg.ClientBase });
     this.tracker = tracker;
+    // pg-pool re-emits an idle client's error here; without a listener it would crash the process.
+    this.on('error', (error) => tracker.fault(error));
   }
 
   get pendingWork(): PendingWork {
