@@ -54,7 +54,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     if (!jobs) throw new Error('job queue not started');
     return jobs;
   };
-  const availability = new DatabaseAvailability(() => database.ping(), logger.child({ component: 'database' }));
+  const availability = new DatabaseAvailability(() => database.ping(), logger.child({ component: 'database' }), database.link);
   const notesModule = createNotesModule(config, database, jobQueue, logger, overrides.notesProviders);
   const flowModule = createFlowModule(config, database, overrides.messagingProvider);
   try {

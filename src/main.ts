@@ -7,6 +7,7 @@ import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
 import { releaseMemoryWhenIdle } from './platform/memory-release.ts';
+import { handleEscapedErrors } from './platform/process-errors.ts';
 import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
 import { VERSION } from './platform/version.ts';
 
@@ -31,16 +32,27 @@ try {
   if (await startTracing(config, VERSION)) logger.info('tracing: spans exported over OTLP');
   const app = await buildApp(config, { logger });
 
-  closeWithGrace({ delay: config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_TIMEOUT_MS, logger }, async ({ signal, err }) => {
-    shuttingDown = true;
-    // Readiness fails first; for SHUTDOWN_DRAIN_MS requests are still served, so a load balancer
-    // that polls /readyz stops sending before the listener closes and nobody is refused.
-    app.vetflow.draining = true;
-    if (err) logger.error({ err }, 'shutting down after an unexpected error');
-    else logger.info({ signal, drain_ms: config.SHUTDOWN_DRAIN_MS }, 'shutting down');
-    if (!err && config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
-    await app.close();
-    await stopTracing().catch((error) => logger.warn({ err: error }, 'could not flush the last spans'));
+  // Escaped errors are sorted by handleEscapedErrors: a database fault is survived, anything else
+  // shuts down through the same path as a signal, and exits 1.
+  let unexpected: { error: unknown } | undefined;
+  const grace = closeWithGrace(
+    { delay: config.SHUTDOWN_DRAIN_MS + config.SHUTDOWN_TIMEOUT_MS, logger, skip: ['uncaughtException', 'unhandledRejection'] },
+    async ({ signal }) => {
+      shuttingDown = true;
+      // Readiness fails first; for SHUTDOWN_DRAIN_MS requests are still served, so a load balancer
+      // that polls /readyz stops sending before the listener closes and nobody is refused.
+      app.vetflow.draining = true;
+      if (unexpected) logger.error({ err: unexpected.error }, 'shutting down after an unexpected error');
+      else logger.info({ signal, drain_ms: config.SHUTDOWN_DRAIN_MS }, 'shutting down');
+      if (!unexpected && config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
+      await app.close();
+      await stopTracing().catch((error) => logger.warn({ err: error }, 'could not flush the last spans'));
+      if (unexpected) process.exit(1);
+    },
+  );
+  handleEscapedErrors(logger, (error) => {
+    unexpected = { error };
+    void grace.close();
   });
 
   // First start on an empty database: demo data whose secrets are printed once, after start-up.

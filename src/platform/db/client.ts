@@ -5,6 +5,8 @@ import { type ConstructorOptions, fromPglite } from 'pg-boss';
 import type { Config } from '../config.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { drizzleNodePg, loadPglite, type PGlite, type PgDatabase, type PgQueryResultHKT, sql } from './drizzle.ts';
+import { GuardedPool, type PendingWork } from './guarded-pool.ts';
+import { ProbeConnection } from './probe-connection.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -26,6 +28,14 @@ export interface Database {
   close(): Promise<void>;
   /** The connection pool's figures (metrics); absent on the embedded database, which has none. */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /** A networked database's link, watched by DatabaseAvailability; absent on the embedded one. */
+  readonly link?: DatabaseLink;
+}
+
+/** What DatabaseAvailability needs of a database reached over the network. */
+export interface DatabaseLink extends PendingWork {
+  /** One round trip on a connection of its own, within `timeoutMs`: rejects when it gets no answer. */
+  probe(timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -80,14 +90,19 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 // Arbitrary constant shared by every vetflow process: migrations never run twice at once.
 const MIGRATION_LOCK_ID = 7_346_110_221;
 
+// TCP keepalive starts probing a silent connection after this long (the kernel's default is two
+// hours), so a socket whose peer vanished is eventually closed even when no statement runs on it.
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+
 export function openPostgres(connectionString: string, poolMax = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
   const bounds = {
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
     // A dead peer is noticed by the kernel too, not only by the next query's timeout.
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
   };
-  const pool = new pg.Pool({
+  const pool = new GuardedPool({
     connectionString,
     max: poolMax,
     application_name: 'vetflow',
@@ -95,8 +110,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     statement_timeout: timeouts.statementTimeoutMs,
     query_timeout: timeouts.queryTimeoutMs,
   });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
+  const prober = new ProbeConnection(connectionString);
   const db = drizzleNodePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
   const jobStatementTimeoutMs = Math.max(timeouts.statementTimeoutMs, JOB_STATEMENT_TIMEOUT_MIN_MS);
   return {
@@ -109,7 +123,11 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
       connectionTimeoutMillis: timeouts.connectTimeoutMs,
       options: `-c statement_timeout=${jobStatementTimeoutMs} -c idle_in_transaction_session_timeout=${timeouts.idleInTransactionTimeoutMs}`,
       // pg-boss hands its options to pg.Pool, which also takes the client-side bounds.
-      ...({ query_timeout: jobStatementTimeoutMs + 1_000, keepAlive: true } as object),
+      ...({
+        query_timeout: jobStatementTimeoutMs + 1_000,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+      } as object),
     },
     async withMigrationLock(fn) {
       // Its own connection, without statement or query timeouts (see the interface).
@@ -132,7 +150,14 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
       await pool.query('select 1');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    link: {
+      probe: (timeoutMs) => prober.probe(timeoutMs),
+      oldestPendingMs: () => pool.pendingWork.oldestPendingMs(),
+      setDown: (down) => pool.pendingWork.setDown(down),
+      onFault: (listener) => pool.pendingWork.onFault(listener),
+    },
     async close() {
+      prober.close();
       await pool.end();
     },
   };

@@ -30,7 +30,7 @@ const SERVER_CODES = new Set([
   '25P03', // idle_in_transaction_session_timeout
 ]);
 
-// Messages pg and pg-pool throw without a code when a connection cannot be made or has died.
+// Messages pg, pg-pool and pg-boss throw without a code when a connection cannot be made or has died.
 const CLIENT_MESSAGES = [
   'timeout exceeded when trying to connect',
   'Connection terminated',
@@ -38,13 +38,31 @@ const CLIENT_MESSAGES = [
   'connection timeout',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
+  // pg-boss's own LISTEN connection, which it reconnects by itself.
+  'LISTEN/NOTIFY heartbeat timed out',
+  'LISTEN/NOTIFY connection ended',
 ];
+
+/**
+ * Thrown at once, without touching the network, for work asked of the database while it is known
+ * to be unreachable (and for work that was waiting on it when that became known): see
+ * guarded-pool.ts.
+ */
+export class DatabaseDownError extends Error {
+  override readonly name = 'DatabaseDownError';
+  readonly code = 'DATABASE_DOWN';
+
+  constructor() {
+    super('database unreachable: refused without waiting');
+  }
+}
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
   let current: unknown = error;
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
+    if (current instanceof DatabaseDownError) return true;
     const { code, message, errors, cause } = current as { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown };
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) return true;
     // pg throws these as plain Errors: a named subclass (a provider's error) merely quoting such
