@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createNotesModule } from '../../src/notes/notes.module.ts';
-import { MAX_ATTEMPTS, TRANSCRIBE_QUEUE } from '../../src/notes/pipeline/transcribe.job.ts';
+import { NOTE_MAX_RUNS } from '../../src/notes/pipeline/retry-budget.ts';
+import { TRANSCRIBE_QUEUE } from '../../src/notes/pipeline/transcribe.job.ts';
 import type { Database } from '../../src/platform/db/client.ts';
 import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -83,7 +84,7 @@ describe('the reconciliation sweep', () => {
       )
     )[0]?.n;
 
-  it('re-queues a stale note with attempts left, fails one at MAX_ATTEMPTS (note.failed recorded), leaves a fresh one', async () => {
+  it('re-queues a stale note with attempts left, fails one at NOTE_MAX_RUNS (note.failed recorded), leaves a fresh one', async () => {
     const hooked = await createClinicWithKeys(db.database, 'Clínica com webhook');
     const receiver = await startReceiver();
     const registered = await app.inject({
@@ -102,8 +103,8 @@ describe('the reconciliation sweep', () => {
     for (const id of [requeued, exhausted, fresh]) expect(await waitUntilSettled(app, hooked.viewer, id)).toBe('completed');
     // Stale means older than twice the transcription timeout plus a minute (notes.module.ts).
     const stale = sql`now() - interval '1 day'`;
-    await strand(requeued, MAX_ATTEMPTS - 1, stale);
-    await strand(exhausted, MAX_ATTEMPTS, stale);
+    await strand(requeued, NOTE_MAX_RUNS - 1, stale);
+    await strand(exhausted, NOTE_MAX_RUNS, stale);
     await strand(fresh, 1, sql`now()`);
 
     await runReconcile();
@@ -119,7 +120,7 @@ describe('the reconciliation sweep', () => {
     expect((await getNote(requeued, hooked.viewer)).note_sections.length).toBeGreaterThan(0);
     expect(await transcribeJobs(requeued)).toBe(2);
     const [attempts] = await rows<{ attempts: number }>(db.database, sql`select attempts from notes where id = ${requeued}`);
-    expect(attempts?.attempts).toBe(MAX_ATTEMPTS);
+    expect(attempts?.attempts).toBe(NOTE_MAX_RUNS);
 
     expect((await getNote(fresh, hooked.viewer)).transcription_status).toBe('processing');
     expect(await transcribeJobs(fresh)).toBe(1);

@@ -1,18 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNotesModule } from '../../src/notes/notes.module.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { NOTE_MAX_RUNS } from '../../src/notes/pipeline/retry-budget.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
-// A transcription server that never recovers: every retry the job allows is used, then the note
-// fails with the provider's code. A 1 s first delay keeps the backoff (about 1+2+4 s) short.
+// A transcription server that never recovers: every run of the note's retry budget is used (one
+// request each: the audio is short enough to go whole), then the note fails with the provider's
+// code. A 1 s first delay keeps the backoff (about 1.5+3+6+12 s) short.
 
 const whisper = await startFakeServer();
 afterAll(() => whisper.close());
 whisper.handle((_request, response) => json(response, 503, { error: { message: 'model loading' } }));
-const { app, config, db } = await createTestApp({
+const { app, db } = await createTestApp({
   startWorkers: true,
   env: {
     TRANSCRIPTION_PROVIDER: 'openai',
@@ -22,13 +22,9 @@ const { app, config, db } = await createTestApp({
   },
 });
 const clinic = await createClinicWithKeys(db.database);
-// The retry policy the app's transcribe job declares (a module built the way the app builds it).
-const { transcribe } = createNotesModule(config, db.database, () => app.vetflow.jobs, createLogger({ LOG_LEVEL: 'silent' }));
-const retryLimit = transcribe.queue?.retryLimit ?? 0;
 
 describe('the pipeline when the transcription server answers 503 every time', () => {
-  it('fails the note with TRANSCRIPTION_UNAVAILABLE after the last retry', async () => {
-    expect(retryLimit).toBeGreaterThan(0);
+  it('fails the note with TRANSCRIPTION_UNAVAILABLE after its last run', async () => {
     const id = await uploadNote(app, clinic.editor, { name: 'Sem servidor' }, 'consultation.m4a');
     expect(await waitUntilSettled(app, clinic.viewer, id, 60_000)).toBe('failed');
 
@@ -39,9 +35,9 @@ describe('the pipeline when the transcription server answers 503 every time', ()
     expect(note.failure.message).toContain('HTTP 503');
     expect(JSON.stringify(note)).not.toContain('sk-local-canary-456');
 
-    // One request per attempt: the first plus every retry, all to the transcription endpoint.
-    expect(whisper.requests.length).toBeGreaterThan(1);
-    expect(whisper.requests).toHaveLength(retryLimit + 1);
+    // One request per run, all to the transcription endpoint.
+    expect(NOTE_MAX_RUNS).toBeGreaterThan(1);
+    expect(whisper.requests).toHaveLength(NOTE_MAX_RUNS);
     for (const request of whisper.requests) expect(request.path).toBe('/v1/audio/transcriptions');
   }, 90_000);
 });

@@ -24,7 +24,8 @@ import {
   type TranscriptionProvider,
 } from '../../providers/transcription/port.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
-import { deleteChunks, recordChunkPlan, saveChunkTranscript } from './chunks.repo.ts';
+import { recordChunkPlan, saveChunkTranscript } from './chunks.repo.ts';
+import { CHUNK_TRIES, chunkRetryDelayMs } from './retry-budget.ts';
 
 export interface ChunkedTranscriptionDeps {
   db: Db;
@@ -34,15 +35,11 @@ export interface ChunkedTranscriptionDeps {
   limits: RequestLimits | null;
   /** Parent of the per-note temporary directories. */
   tempRoot: string;
-  /** First delay between attempts of one chunk; doubles each time. */
+  /** First delay between tries of one chunk (retry-budget.ts). */
   retryDelaySeconds: number;
   /** A per-note directory older than this belongs to a dead job and is removed. */
   staleTempSeconds: number;
 }
-
-/** Requests per chunk before its failure is the note's (the job may still retry the note). */
-export const CHUNK_ATTEMPTS = 3;
-const MAX_CHUNK_RETRY_DELAY_MS = 60_000;
 
 export async function transcribeNoteAudio(
   deps: ChunkedTranscriptionDeps,
@@ -112,9 +109,6 @@ function chunkPlan(note: NoteRow, limits: RequestLimits): ChunkRange[] {
     );
   }
 }
-
-/** Removes the chunks' stored transcripts once the note's own transcript is kept. */
-export const forgetChunks = deleteChunks;
 
 interface ChunkRun {
   input: TranscriptionInput;
@@ -194,8 +188,8 @@ async function transcribeChunk(
         };
       } catch (error) {
         const retryable = error instanceof ProviderError ? error.retryable : true;
-        if (!retryable || attempt >= CHUNK_ATTEMPTS || signal.aborted) throw error;
-        const delayMs = Math.min(MAX_CHUNK_RETRY_DELAY_MS, deps.retryDelaySeconds * 1000 * 2 ** (attempt - 1));
+        if (!retryable || attempt >= CHUNK_TRIES || signal.aborted) throw error;
+        const delayMs = chunkRetryDelayMs(deps.retryDelaySeconds, attempt);
         logger.warn({ noteId: run.noteId, chunk: chunk.index, attempt, code: (error as ProviderError).code }, 'chunk failed; retrying');
         await sleep(delayMs, undefined, { signal });
       }

@@ -4,12 +4,13 @@ import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import { releaseNote, staleProcessingNotes } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { noteOutcomes } from './note-outcome.ts';
-import { MAX_ATTEMPTS, type transcribeJob } from './transcribe.job.ts';
+import { INTERRUPTED_TOO_OFTEN, mayRunAgain } from './retry-budget.ts';
+import type { transcribeJob } from './transcribe.job.ts';
 
 /**
  * The safety net behind pg-boss's heartbeat and expiry: a note still `processing` long after its
  * job should have finished or been retried (its job was lost) is re-queued, or failed once it has
- * used up its attempts. Runs every minute in worker processes.
+ * used up its runs (retry-budget.ts). Runs every minute in worker processes.
  */
 export function reconcileJob(deps: {
   db: Db;
@@ -27,8 +28,8 @@ export function reconcileJob(deps: {
     async handle(_payload, { logger }) {
       const before = new Date(Date.now() - deps.staleAfterSeconds * 1000);
       for (const note of await staleProcessingNotes(before, deps.db)) {
-        if (note.attempts >= MAX_ATTEMPTS) {
-          await outcomes.fail(note.id, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+        if (!mayRunAgain(note.attempts)) {
+          await outcomes.fail(note.id, INTERRUPTED_TOO_OFTEN);
         } else {
           // Released and re-queued together: a crash in between must not leave a pending note
           // without a job (this sweep only looks at `processing` ones).

@@ -12,8 +12,10 @@ import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
-import { forgetChunks, transcribeNoteAudio } from './chunked-transcription.ts';
+import { transcribeNoteAudio } from './chunked-transcription.ts';
+import { deleteChunks } from './chunks.repo.ts';
 import { noteOutcomes } from './note-outcome.ts';
+import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
 import { writeSections } from './write-sections.ts';
 
 export interface PipelineDeps {
@@ -27,7 +29,7 @@ export interface PipelineDeps {
   timeoutSeconds: number;
   /** Heartbeat interval: a killed worker's job is retried after about this long. */
   heartbeatSeconds: number;
-  /** First retry delay after a retryable provider error; it grows exponentially. */
+  /** First delay before another run, or another try of a chunk (retry-budget.ts). */
   retryDelaySeconds: number;
   /** Notes one worker process transcribes at the same time. */
   concurrency: number;
@@ -40,14 +42,13 @@ export interface PipelineDeps {
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
-/** Workers that took the note and never finished (crashes) before it is failed for good. */
-export const MAX_ATTEMPTS = 5;
 export const TranscribePayload = z.object({ noteId: z.uuid() });
 
 /**
  * pending → processing → transcription → sections → completed, or failed with {code, message}.
- * Retryable provider errors go back to pending and are retried with backoff; on the last retry, or
- * for a non-retryable error, the note fails. Re-running a finished note does nothing.
+ * Errors that may pass send the note back to pending for another run, within the note's retry
+ * budget (retry-budget.ts: how often, and for how long); on its last run, or for an error that will
+ * not pass, the note fails. Re-running a finished note does nothing.
  */
 export function transcribeJob(deps: PipelineDeps) {
   const outcomes = noteOutcomes(deps);
@@ -55,10 +56,7 @@ export function transcribeJob(deps: PipelineDeps) {
     name: TRANSCRIBE_QUEUE,
     payload: TranscribePayload,
     queue: {
-      retryLimit: 3,
-      retryDelay: deps.retryDelaySeconds,
-      retryBackoff: true,
-      retryDelayMax: 300,
+      ...transcribeQueuePolicy(deps.retryDelaySeconds),
       expireInSeconds: deps.timeoutSeconds,
       heartbeatSeconds: deps.heartbeatSeconds,
     },
@@ -67,8 +65,8 @@ export function transcribeJob(deps: PipelineDeps) {
     async handle({ noteId }, { signal, retryCount, retryLimit, logger }) {
       const note = await claimForProcessing(noteId, deps.db);
       if (!note) return; // completed, failed or deleted meanwhile
-      if (note.attempts > MAX_ATTEMPTS) {
-        await outcomes.fail(noteId, { code: 'PROCESSING_FAILED', message: 'Processing was interrupted too many times' });
+      if (runsSpent(note.attempts)) {
+        await outcomes.fail(noteId, INTERRUPTED_TOO_OFTEN);
         return;
       }
       const transcribing = performance.now();
@@ -119,7 +117,7 @@ export function transcribeJob(deps: PipelineDeps) {
           written,
         );
         if (completed) uploadToCompleted.observe((Date.now() - note.createdAt.getTime()) / 1000);
-        await forgetChunks(noteId, deps.db);
+        await deleteChunks(noteId, deps.db);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
           'note completed',
@@ -128,7 +126,7 @@ export function transcribeJob(deps: PipelineDeps) {
         // A database outage is not the note's failure: the job queue waits for the database and re-runs.
         if (!(error instanceof ProviderError) && isDatabaseUnavailable(error)) throw error;
         const retryable = !(error instanceof ProviderError) || error.retryable;
-        if (!retryable || retryCount >= retryLimit) {
+        if (!retryable || lastRun(note.attempts, { retryCount, retryLimit })) {
           const code = error instanceof ProviderError ? error.code : 'PROCESSING_FAILED';
           const message = error instanceof ProviderError ? error.message : 'The note could not be processed';
           await outcomes.fail(noteId, { code, message });
