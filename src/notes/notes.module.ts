@@ -9,10 +9,10 @@ import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
 import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
-import { createConfiguredProviders } from './pipeline/configured-providers.ts';
-import { measuredProviders } from './pipeline/measured-providers.ts';
-import { reconcileJob } from './pipeline/reconcile.job.ts';
-import { transcribeJob } from './pipeline/transcribe.job.ts';
+import { createConfiguredProviders } from './processing/configured-providers.ts';
+import { measuredProviders } from './processing/measured-providers.ts';
+import { reconcileJob } from './processing/reconcile.job.ts';
+import { transcribeJob } from './processing/transcribe.job.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
 
 export interface NotesModule {

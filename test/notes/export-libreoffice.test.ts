@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { noteOutcomes } from '../../src/notes/pipeline/note-outcome.ts';
+import { noteOutcomes } from '../../src/notes/processing/note-outcome.ts';
 import { claimForProcessing, insertNote } from '../../src/notes/store/notes.repo.ts';
 import { NO_NOTE_EVENTS } from '../../src/notes/webhooks/note-events.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHUNK_TRIES, NOTE_MAX_RUNS } from '../../src/notes/pipeline/retry-budget.ts';
+import { CHUNK_TRIES, NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
-// The retry budget (src/notes/pipeline/retry-budget.ts) says how often a failing note is sent to the
+// The retry budget (src/notes/processing/retry-budget.ts) says how often a failing note is sent to the
 // transcription server: at most NOTE_MAX_RUNS runs, and within a run at most CHUNK_TRIES requests
 // per chunk of long audio. A server that never recovers receives exactly that many requests for the
 // first chunk (chunks go one at a time here, so the first one's failure ends each run).

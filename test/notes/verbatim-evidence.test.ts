@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verbatimEvidence } from '../../src/notes/pipeline/verbatim-evidence.ts';
+import { verbatimEvidence } from '../../src/notes/processing/verbatim-evidence.ts';
 
 const section = (label: 'anamnesis' | 'physical_exam' | 'treatment', content: string) => ({ label, title: label, content });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeSections } from '../../src/notes/pipeline/write-sections.ts';
+import { writeSections } from '../../src/notes/processing/write-sections.ts';
 import type { Drafter } from '../../src/providers/drafting/port.ts';
 import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 

@@ -51,7 +51,7 @@ describe('npm run check:deps', () => {
     ['api-trees-do-not-import-composition-roots', { 'notes/notes.module.ts': 'app.ts', 'app.ts': null }],
     [
       'notes-store-imports-no-feature',
-      { 'notes/store/notes.repo.ts': 'notes/pipeline/write-sections.ts', 'notes/pipeline/write-sections.ts': null },
+      { 'notes/store/notes.repo.ts': 'notes/processing/write-sections.ts', 'notes/processing/write-sections.ts': null },
     ],
   ])('fails on an import that breaks %s', async (rule, files) => {
     const result = await check(treeOf(files));

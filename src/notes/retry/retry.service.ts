@@ -4,7 +4,7 @@ import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
-import type { transcribeJob } from '../pipeline/transcribe.job.ts';
+import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 

@@ -6,7 +6,7 @@ import type { Section } from '../../providers/sectioning/port.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 
-/** A section the pipeline wrote, with the time ranges of the transcript it rests on. */
+/** A section processing wrote, with the time ranges of the transcript it rests on. */
 export interface WrittenSection extends Section {
   evidence: TimeRange[];
 }
@@ -85,7 +85,7 @@ export async function claimForProcessing(id: string, db: Db): Promise<NoteRow | 
 
 /**
  * processing → completed with its transcript, the sections replaced (never duplicated). Several
- * statements: run it in the transaction that also records the note's event (pipeline/note-outcome.ts).
+ * statements: run it in the transaction that also records the note's event (processing/note-outcome.ts).
  * False when the note had left `processing` meanwhile (nothing changed).
  */
 export async function markNoteCompleted(id: string, transcript: StoredTranscript, written: WrittenContent, tx: Db): Promise<boolean> {

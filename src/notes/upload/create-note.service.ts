@@ -10,7 +10,7 @@ import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
-import type { transcribeJob } from '../pipeline/transcribe.job.ts';
+import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../store/notes.repo.ts';
 import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';

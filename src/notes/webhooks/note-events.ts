@@ -3,7 +3,7 @@ import { toNoteBody } from '../store/note-view.ts';
 import { findNote, sectionsOf } from '../store/notes.repo.ts';
 import type { Outbox } from './outbox.ts';
 
-/** What the pipeline calls inside the transaction that completes or fails a note. */
+/** What processing calls inside the transaction that completes or fails a note. */
 export interface NoteEvents {
   completed(tx: Db, noteId: string): Promise<void>;
   failed(tx: Db, noteId: string): Promise<void>;

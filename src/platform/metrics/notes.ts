@@ -1,6 +1,6 @@
 import { counter, FAST_BUCKETS, histogram, SLOW_BUCKETS } from './registry.ts';
 
-// The notes pipeline: the funnel (created → completed | failed by code) and where the time goes.
+// Note processing: the funnel (created → completed | failed by code) and where the time goes.
 
 export const notesCreated = counter('vetflow_notes_created_total', 'Notes created by an upload (replays not counted).');
 export const notesCompleted = counter('vetflow_notes_completed_total', 'Notes that reached completed.');

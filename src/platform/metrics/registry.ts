@@ -21,7 +21,7 @@ export const registry = new Registry();
 
 /** Seconds, from 5 ms to a minute: requests, queries, provider calls. */
 export const FAST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-/** Seconds, from a second to two hours: a note's way through the pipeline, a webhook's delay. */
+/** Seconds, from a second to two hours: a note's way through processing, a webhook's delay. */
 export const SLOW_BUCKETS = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRANSCRIBE_QUEUE, TranscribePayload } from '../../src/notes/pipeline/transcribe.job.ts';
+import { TRANSCRIBE_QUEUE, TranscribePayload } from '../../src/notes/processing/transcribe.job.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';

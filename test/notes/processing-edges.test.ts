@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createNotesModule } from '../../src/notes/notes.module.ts';
-import { NOTE_MAX_RUNS } from '../../src/notes/pipeline/retry-budget.ts';
-import { TRANSCRIBE_QUEUE } from '../../src/notes/pipeline/transcribe.job.ts';
+import { NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
+import { TRANSCRIBE_QUEUE } from '../../src/notes/processing/transcribe.job.ts';
 import type { Database } from '../../src/platform/db/client.ts';
 import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
 import { createLogger } from '../../src/platform/logger.ts';

@@ -7,7 +7,7 @@ import type { NoteEvents } from '../webhooks/note-events.ts';
 /**
  * How a note's processing ends: the status change and its `note.completed` / `note.failed` event
  * (outbox) in one transaction, so a receiver hears of exactly the outcomes that were committed.
- * The pipeline owns this transaction; the repo only writes rows and knows nothing of webhooks.
+ * Processing owns this transaction; the repo only writes rows and knows nothing of webhooks.
  */
 export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
   return {

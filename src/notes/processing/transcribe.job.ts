@@ -18,7 +18,7 @@ import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
 import { writeSections } from './write-sections.ts';
 
-export interface PipelineDeps {
+export interface ProcessingDeps {
   db: Db;
   storage: AudioStorage;
   transcriber: TranscriptionProvider;
@@ -50,7 +50,7 @@ export const TranscribePayload = z.object({ noteId: z.uuid() });
  * budget (retry-budget.ts: how often, and for how long); on its last run, or for an error that will
  * not pass, the note fails. Re-running a finished note does nothing.
  */
-export function transcribeJob(deps: PipelineDeps) {
+export function transcribeJob(deps: ProcessingDeps) {
   const outcomes = noteOutcomes(deps);
   return defineJob({
     name: TRANSCRIBE_QUEUE,

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { NOTE_MAX_RUNS } from '../../src/notes/pipeline/retry-budget.ts';
+import { NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';

@@ -4,7 +4,7 @@ import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 
 /**
- * The pipeline's providers, each call counted by provider and outcome (`ok` or the error code) in
+ * The providers of note processing, each call counted by provider and outcome (`ok` or the error code) in
  * `vetflow_provider_requests_total`: every chunk of a long audio is one transcription request.
  */
 export function measuredProviders(providers: { transcriber: TranscriptionProvider; sectioner: Sectioner; drafter?: Drafter | null }) {
