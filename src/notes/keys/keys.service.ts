@@ -28,7 +28,11 @@ export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
   };
 }
 
-/** A key never gets more than its creator: no permission and no role above the creator's. */
+/**
+ * A key never gets more than its creator: no permission and no role above the creator's, and no
+ * life beyond the creator's expiry (otherwise a short-lived key could mint itself a permanent
+ * successor). The expiry is capped rather than refused, and the answer says so.
+ */
 async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
   const role: Role = input.role ?? smallestRoleFor(input.permissions);
   const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
@@ -45,10 +49,11 @@ async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof Crea
       current_permission: caller.permissions.join(','),
     });
   }
-  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+  const requested = input.expires_at ? new Date(input.expires_at) : null;
+  if (requested && requested.getTime() <= Date.now()) {
     throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at', reason: 'in the past' });
   }
+  const { expiresAt, capped } = capExpiry(requested, (await findKeyById(caller.keyId, db))?.expiresAt ?? null);
   const { key, hash, prefix } = generateNotesKey();
   const row = await insertKey(
     {
@@ -63,7 +68,14 @@ async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof Crea
     },
     db,
   );
-  return { ...toKeyRecord(row), key };
+  return { ...toKeyRecord(row), expires_at_capped: capped, key };
+}
+
+/** The requested expiry, or the creator's when that comes first (no expiry counts as never). */
+function capExpiry(requested: Date | null, creatorExpiresAt: Date | null): { expiresAt: Date | null; capped: boolean } {
+  if (!creatorExpiresAt) return { expiresAt: requested, capped: false };
+  if (requested && requested <= creatorExpiresAt) return { expiresAt: requested, capped: false };
+  return { expiresAt: creatorExpiresAt, capped: true };
 }
 
 async function listKeys(db: Db, caller: NotesCaller) {
