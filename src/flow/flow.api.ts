@@ -8,6 +8,7 @@ import { pipelineRoutes } from './crm/pipeline.routes.ts';
 import { settingsRoutes } from './crm/settings.routes.ts';
 import { externalApi } from './external/external.api.ts';
 import type { FlowModule } from './flow.module.ts';
+import { followCrmKeyInvalidations } from './keys/key-cache.ts';
 import { crmKeyRoutes } from './keys/keys.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
@@ -28,6 +29,9 @@ export const flowApiDescription: ApiDescription = {
 
 /** The /flow/v1 tree: CRM sessions, keys, contacts, pipeline and settings (`/api`), and the ERP-facing `/external` API. */
 export async function flowApi(app: AppInstance, { module }: { module: FlowModule }) {
+  const { database } = app.vetflow;
+  const unfollow = followCrmKeyInvalidations(database.db, database.invalidation);
+  app.addHook('onClose', async () => unfollow());
   // CRM-side routes: each declares a session role (or 'public') and gets the session guard from it.
   await app.register(async (crm) => {
     enforceSessionAccess(crm);

@@ -1,7 +1,8 @@
+import type { CacheInvalidation } from '../../platform/db/cache-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { hashNotesKey, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
+import { hashNotesKey, NOTES_KEY_INVALIDATION, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
 import { prepareFindKeyByHash } from '../keys/keys.repo.ts';
 
 interface CachedKey {
@@ -12,8 +13,9 @@ interface CachedKey {
 
 /**
  * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`
- * (unknown keys too, so a flood of bad keys does not become a flood of queries); a revocation made
- * by any process therefore takes effect everywhere within `ttlMs`. Expiry is checked on every use.
+ * (unknown keys too, so a flood of bad keys does not become a flood of queries). A revocation by
+ * any process empties the cache of every process as it commits (`followInvalidations`); while
+ * those announcements cannot reach this process, nothing is cached. Expiry is checked on every use.
  * Why this is not the same cache as the CRM bearer lookup (`flow/keys/key-cache.ts`):
  * docs/decisions.md, "Two key caches".
  */
@@ -22,6 +24,9 @@ export class KeyAuthenticator {
   private readonly findByHash: ReturnType<typeof prepareFindKeyByHash>;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  // Bumped by forget(): a lookup that began before it may have read a key that is revoked now.
+  private generation = 0;
+  private trusted: () => boolean = () => true;
 
   constructor(db: Db, ttlMs: number, maxEntries = 10_000) {
     this.findByHash = prepareFindKeyByHash(db);
@@ -46,9 +51,17 @@ export class KeyAuthenticator {
   /** Forgets every cached key (this process): used right after a local revocation. */
   forget(): void {
     this.cache.clear();
+    this.generation++;
+  }
+
+  /** Forgets every cached key whenever any process revokes one; caches nothing while deaf to that. */
+  followInvalidations(invalidation: CacheInvalidation): () => void {
+    this.trusted = () => invalidation.live;
+    return invalidation.onInvalidate(NOTES_KEY_INVALIDATION, () => this.forget());
   }
 
   private async load(hash: string, now: number): Promise<CachedKey> {
+    const generation = this.generation;
     const [row] = await this.findByHash.execute({ hash });
     const usable = row && !row.revokedAt && !row.disabledAt;
     const entry: CachedKey = {
@@ -56,6 +69,7 @@ export class KeyAuthenticator {
       expiresAt: row?.expiresAt ?? null,
       cachedUntil: now + this.ttlMs,
     };
+    if (generation !== this.generation || !this.trusted()) return entry;
     if (this.cache.size >= this.maxEntries) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);

@@ -70,7 +70,9 @@ export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usag
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
-        description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
+        description:
+          'Takes effect at once: every server forgets its cached keys as the revocation commits (within a second). ' +
+          'Revoking twice is harmless.',
         tags,
         params: KeyIdParams,
         response: { 200: ApiKeyEnvelope, ...errorResponses(400, 401, 403, 404, 429) },

@@ -1,10 +1,19 @@
 import type { z } from 'zod';
 import { bindService } from '../../platform/bind-service.ts';
+import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
-import { generateNotesKey, type Permission, ROLE_PERMISSIONS, ROLES, type Role, smallestRoleFor } from './api-key.ts';
+import {
+  generateNotesKey,
+  NOTES_KEY_INVALIDATION,
+  type Permission,
+  ROLE_PERMISSIONS,
+  ROLES,
+  type Role,
+  smallestRoleFor,
+} from './api-key.ts';
 import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
 import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
 import { usageOfKey } from './usage.repo.ts';
@@ -90,9 +99,14 @@ async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<Not
   return row;
 }
 
+/** Revokes, and every process forgets its cached keys as the revocation commits. */
 async function revoke(db: Db, caller: NotesCaller, id: string) {
   await keyOfClinic(db, caller, id);
-  const row = await revokeKey(id, db);
+  const row = await db.transaction(async (tx) => {
+    const revoked = await revokeKey(id, tx);
+    await announceInvalidation(NOTES_KEY_INVALIDATION, tx);
+    return revoked;
+  });
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   return toKeyRecord(row);
 }
