@@ -10,6 +10,7 @@ import { externalApi } from './external/external.api.ts';
 import type { FlowModule } from './flow.module.ts';
 import { followCrmKeyInvalidations } from './keys/key-cache.ts';
 import { crmKeyRoutes } from './keys/keys.routes.ts';
+import { userRoutes } from './users/users.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
   prefix: '/flow/v1',
@@ -22,7 +23,12 @@ export const flowApiDescription: ApiDescription = {
     '20 failed authentications (bearer or login) from one IP within 10 minutes → 429 for that IP for 10 minutes.',
   securitySchemes: {
     CrmBearer: { type: 'http', scheme: 'bearer', description: '`crm_live_...` token bound to one workspace' },
-    CrmSession: { type: 'apiKey', in: 'cookie', name: 'vetflow_session', description: 'CRM user session (login)' },
+    CrmSession: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'vetflow_session',
+      description: 'CRM user session (login); named `__Host-vetflow_session` when the service is served over https',
+    },
   },
   securityByAccess: { crmScope: 'CrmBearer', crmSessionRole: 'CrmSession' },
 };
@@ -37,6 +43,7 @@ export async function flowApi(app: AppInstance, { module }: { module: FlowModule
     enforceSessionAccess(crm);
     await crm.register(authRoutes);
     await crm.register(crmKeyRoutes);
+    await crm.register(userRoutes);
     await crm.register(crmContactRoutes);
     await crm.register(auditRoutes);
     await crm.register(pipelineRoutes);
