@@ -115,8 +115,8 @@ export function postgresInvalidation(connectionString: string, options: Listener
       .connect()
       .then(() => next.query(`LISTEN ${INVALIDATION_CHANNEL}`))
       .then(() => {
-        if (client !== next) return;
-        if (closed) return void next.end().catch(() => {});
+        // Closed (or replaced) while connecting: this connection must not outlive it.
+        if (client !== next || closed) return void next.end().catch(() => {});
         retryMs = retryMinMs;
         // Announcements made before LISTEN took effect were missed.
         subscribers.fireAll();
