@@ -8,7 +8,7 @@ export type ActiveKey = NonNullable<Awaited<ReturnType<typeof findActiveKeyByHas
  * How long a bearer key lookup (the key, its scopes, its workspace's name and billing status) is
  * reused. A revocation or workspace change is announced as it commits (`CRM_KEY_INVALIDATION`),
  * and every process following the announcements (`followCrmKeyInvalidations`) drops its cache
- * then; the TTL only bounds how stale a workspace's name can be shown.
+ * then; the TTL is only the backstop of a missed announcement.
  */
 export const CRM_KEY_CACHE_TTL_MS = 2_000;
 /** The cache-invalidation topic of a key revocation or workspace change. */
