@@ -8,7 +8,9 @@ import { pipelineRoutes } from './crm/pipeline.routes.ts';
 import { settingsRoutes } from './crm/settings.routes.ts';
 import { externalApi } from './external/external.api.ts';
 import type { FlowModule } from './flow.module.ts';
+import { followCrmKeyInvalidations } from './keys/key-cache.ts';
 import { crmKeyRoutes } from './keys/keys.routes.ts';
+import { userRoutes } from './users/users.routes.ts';
 
 export const flowApiDescription: ApiDescription = {
   prefix: '/flow/v1',
@@ -21,18 +23,27 @@ export const flowApiDescription: ApiDescription = {
     '20 failed authentications (bearer or login) from one IP within 10 minutes → 429 for that IP for 10 minutes.',
   securitySchemes: {
     CrmBearer: { type: 'http', scheme: 'bearer', description: '`crm_live_...` token bound to one workspace' },
-    CrmSession: { type: 'apiKey', in: 'cookie', name: 'vetflow_session', description: 'CRM user session (login)' },
+    CrmSession: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'vetflow_session',
+      description: 'CRM user session (login); named `__Host-vetflow_session` when the service is served over https',
+    },
   },
   securityByAccess: { crmScope: 'CrmBearer', crmSessionRole: 'CrmSession' },
 };
 
 /** The /flow/v1 tree: CRM sessions, keys, contacts, pipeline and settings (`/api`), and the ERP-facing `/external` API. */
 export async function flowApi(app: AppInstance, { module }: { module: FlowModule }) {
+  const { database } = app.vetflow;
+  const unfollow = followCrmKeyInvalidations(database.db, database.invalidation);
+  app.addHook('onClose', async () => unfollow());
   // CRM-side routes: each declares a session role (or 'public') and gets the session guard from it.
   await app.register(async (crm) => {
     enforceSessionAccess(crm);
     await crm.register(authRoutes);
     await crm.register(crmKeyRoutes);
+    await crm.register(userRoutes);
     await crm.register(crmContactRoutes);
     await crm.register(auditRoutes);
     await crm.register(pipelineRoutes);

@@ -59,6 +59,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   const db = database.db;
   const idempotent = idempotency(db);
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
+  const unfollow = authenticator.followInvalidations(database.invalidation);
+  app.addHook('onClose', async () => unfollow());
   const usage = new UsageRecorder(db, app.log);
   usage.start(USAGE_FLUSH_INTERVAL_MS);
   app.addHook('onClose', () => usage.stop());

@@ -162,6 +162,8 @@ const variables = z.object({
   AUTH_ACCOUNT_BACKOFF_MAX_SECONDS: int(60, 0, 3600),
   AUTH_LOGIN_CONCURRENCY: int(4, 1, 1000),
   CRM_SESSION_TTL_MINUTES: int(720, 1),
+  // A CRM session unused this long ends (an unattended reception computer), whatever its TTL.
+  CRM_SESSION_IDLE_MINUTES: int(30, 1),
   // scrypt cost as log2(N) for new password hashes (r=8, p=1); 17 is OWASP's minimum (128 MiB).
   PASSWORD_SCRYPT_LOG_N: int(17, 14, 20),
 

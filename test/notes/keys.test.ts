@@ -55,6 +55,44 @@ describe('POST /api-keys', () => {
     expect(allowed.statusCode).toBe(201);
   });
 
+  it("caps a new key's expiry at its creator's, says so, and lists which key created which", async () => {
+    const creatorExpiry = new Date(Date.now() + 3_600_000);
+    const creator = await createKey(clinic.admin, {
+      name: 'expiring admin',
+      permissions: ['keys:manage', 'notes:read'],
+      expires_at: creatorExpiry.toISOString(),
+    });
+    const { key: creatorKey, id: creatorId } = creator.json().data;
+    const cap = new Date(creator.json().data.expires_at).getTime();
+
+    const forever = await createKey(creatorKey, { name: 'no expiry asked', permissions: ['notes:read'] });
+    expect(forever.statusCode).toBe(201);
+    expect(forever.json().data).toMatchObject({ expires_at_capped: true, created_by_key_id: creatorId });
+    expect(new Date(forever.json().data.expires_at).getTime()).toBe(cap);
+
+    const later = await createKey(creatorKey, {
+      name: 'later asked',
+      permissions: ['notes:read'],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(later.json().data.expires_at_capped).toBe(true);
+    expect(new Date(later.json().data.expires_at).getTime()).toBe(cap);
+
+    const sooner = new Date(Date.now() + 600_000);
+    const within = await createKey(creatorKey, { name: 'sooner asked', permissions: ['notes:read'], expires_at: sooner.toISOString() });
+    expect(within.json().data.expires_at_capped).toBe(false);
+    expect(new Date(within.json().data.expires_at).getTime()).toBe(Math.floor(sooner.getTime() / 1000) * 1000);
+
+    // A key without an expiry passes none on.
+    const unlimited = await createKey(clinic.admin, { name: 'plain', permissions: ['notes:read'] });
+    expect(unlimited.json().data).toMatchObject({ expires_at: null, expires_at_capped: false });
+
+    const listed = (await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(clinic.admin) })).json().data;
+    const byId = new Map(listed.map((row: { id: string }) => [row.id, row]));
+    expect(byId.get(forever.json().data.id)).toMatchObject({ created_by_key_id: creatorId });
+    expect(byId.get(creatorId)).toMatchObject({ created_by_key_id: clinic.adminId });
+  });
+
   it.each([
     [{ permissions: ['notes:read'] }, 'name'],
     [{ name: '', permissions: ['notes:read'] }, 'name'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import { sessionCaller } from '../request-context.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
 import { type SessionView, sessionsService } from './sessions.service.ts';
@@ -39,7 +40,9 @@ export async function authRoutes(app: AppInstance) {
         operationId: 'login',
         summary: 'Log in to the CRM',
         description:
-          'Sets the `vetflow_session` cookie (HttpOnly, SameSite=Strict, Secure over https). Wrong email or password → 401 ' +
+          'Sets the session cookie: `__Host-vetflow_session` (Secure, Path=/) over https, `vetflow_session` (Path=/flow/v1) ' +
+          'over plain http; HttpOnly and SameSite=Strict either way. The session ends `expires_at`, or earlier after ' +
+          '`CRM_SESSION_IDLE_MINUTES` (default 30) without a request. Wrong email or password, or a disabled user → 401 ' +
           'with the same body either way. Every attempt is counted before the password is checked, per address and per ' +
           'account (429 `TOO_MANY_FAILED_AUTHENTICATIONS` over the limit or inside the account backoff, with `Retry-After`); ' +
           'too many logins of one address or account at once → 429 `TOO_MANY_CONCURRENT_LOGINS`.',
@@ -71,8 +74,27 @@ export async function authRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const token = readSessionCookie(request);
+      const token = readSessionCookie(request, config.PUBLIC_BASE_URL);
       if (token) await sessions.logout(token);
+      clearSessionCookie(reply, config.PUBLIC_BASE_URL);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/auth/logout-everywhere',
+    {
+      config: { access: { crmSessionRole: 'member' } },
+      schema: {
+        operationId: 'logoutEverywhere',
+        summary: 'Log out on every device',
+        description: "Ends every session of the logged-in user, this one included, and clears this browser's cookie.",
+        tags: ['CRM session'],
+        response: { 204: z.null().describe('Every session ended'), ...errorResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      await sessions.logoutEverywhere(sessionCaller(request));
       clearSessionCookie(reply, config.PUBLIC_BASE_URL);
       return reply.code(204).send(null);
     },

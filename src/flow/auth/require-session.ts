@@ -37,7 +37,8 @@ export function crmSessionRoleOf(access: RouteAccess | undefined): CrmSessionRol
  * is parsed or validated.
  */
 export function enforceSessionAccess(scope: AppInstance): void {
-  const requireSession = sessionGuard(sessionsService({ db: scope.vetflow.database.db, config: scope.vetflow.config }));
+  const { config } = scope.vetflow;
+  const requireSession = sessionGuard(sessionsService({ db: scope.vetflow.database.db, config }), config.PUBLIC_BASE_URL);
   scope.addHook('onRoute', (route: RouteOptions) => {
     const access = route.config?.access;
     if (access === 'public') return;
@@ -51,9 +52,9 @@ export function enforceSessionAccess(scope: AppInstance): void {
 }
 
 /** A live session or 401, decided before the body is parsed. */
-function sessionGuard(sessions: ReturnType<typeof sessionsService>) {
+function sessionGuard(sessions: ReturnType<typeof sessionsService>, publicBaseUrl: string) {
   return async function requireSession(request: FastifyRequest): Promise<void> {
-    const token = readSessionCookie(request);
+    const token = readSessionCookie(request, publicBaseUrl);
     const session = token ? await sessions.resolveSession(token) : undefined;
     if (!session) throw new AppError('UNAUTHORIZED', 'Log in first: no valid session');
     request.crmSession = session;

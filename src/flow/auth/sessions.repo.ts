@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, eq, gt, lt, sql } from '../../platform/db/drizzle.ts';
+import { and, eq, gt, isNull, lt, sql } from '../../platform/db/drizzle.ts';
 import { crmSessions, crmUsers, workspaces } from '../../platform/db/schema/index.ts';
 
 export async function insertSession(userId: string, tokenHash: string, ttlMinutes: number, tx: Db) {
@@ -12,12 +12,16 @@ export async function insertSession(userId: string, tokenHash: string, ttlMinute
   return row!;
 }
 
-/** The live session with this token hash, with its user and workspace. */
-export async function findLiveSession(tokenHash: string, tx: Db) {
+/**
+ * The live session with this token hash, with its user and workspace: not expired, used within the
+ * last `idleMinutes`, of a user who is not disabled.
+ */
+export async function findLiveSession(tokenHash: string, idleMinutes: number, tx: Db) {
   const [row] = await tx
     .select({
       sessionId: crmSessions.id,
       expiresAt: crmSessions.expiresAt,
+      lastSeenAt: crmSessions.lastSeenAt,
       userId: crmUsers.id,
       email: crmUsers.email,
       role: crmUsers.role,
@@ -27,8 +31,26 @@ export async function findLiveSession(tokenHash: string, tx: Db) {
     .from(crmSessions)
     .innerJoin(crmUsers, eq(crmUsers.id, crmSessions.userId))
     .innerJoin(workspaces, eq(workspaces.id, crmUsers.workspaceId))
-    .where(and(eq(crmSessions.tokenHash, tokenHash), gt(crmSessions.expiresAt, sql`now()`)));
+    .where(
+      and(
+        eq(crmSessions.tokenHash, tokenHash),
+        gt(crmSessions.expiresAt, sql`now()`),
+        gt(crmSessions.lastSeenAt, sql`now() - make_interval(mins => ${idleMinutes}::int)`),
+        isNull(crmUsers.disabledAt),
+      ),
+    );
   return row;
+}
+
+/** Marks the session used now: the idle timeout starts again. */
+export async function touchSession(sessionId: string, tx: Db): Promise<void> {
+  await tx.update(crmSessions).set({ lastSeenAt: sql`now()` }).where(eq(crmSessions.id, sessionId));
+}
+
+/** Ends every session of the user ("log out everywhere", a disabled user). */
+export async function deleteSessionsOfUser(userId: string, tx: Db): Promise<number> {
+  const rows = await tx.delete(crmSessions).where(eq(crmSessions.userId, userId)).returning({ id: crmSessions.id });
+  return rows.length;
 }
 
 export async function deleteSession(tokenHash: string, tx: Db): Promise<void> {

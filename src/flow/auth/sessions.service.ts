@@ -8,9 +8,10 @@ import { dummyPasswordHash, verifyPassword } from '../users/password.ts';
 import { findUserByEmail } from '../users/users.repo.ts';
 import { normaliseEmail } from '../users/users.service.ts';
 import { type LoginAttempts, type LoginAttemptsConfig, loginAttempts } from './login-attempts.ts';
-import { deleteSession, findLiveSession, insertSession } from './sessions.repo.ts';
+import { deleteSession, deleteSessionsOfUser, findLiveSession, insertSession, touchSession } from './sessions.repo.ts';
 
-export type SessionConfig = Pick<Config, 'CRM_SESSION_TTL_MINUTES' | 'PASSWORD_SCRYPT_LOG_N'> & LoginAttemptsConfig;
+export type SessionConfig = Pick<Config, 'CRM_SESSION_TTL_MINUTES' | 'CRM_SESSION_IDLE_MINUTES' | 'PASSWORD_SCRYPT_LOG_N'> &
+  LoginAttemptsConfig;
 
 export interface SessionDeps {
   db: Db;
@@ -46,24 +47,39 @@ async function login(
     // Unknown emails still pay for one scrypt, so timing does not reveal them either.
     const hash = user?.passwordHash ?? (await dummyPasswordHash(config.PASSWORD_SCRYPT_LOG_N));
     const valid = await verifyPassword(input.password, hash);
-    return user && valid ? user : undefined;
+    // A disabled user's right password opens nothing, and answers as a wrong one would.
+    return user && valid && !user.disabledAt ? user : undefined;
   });
   if (!user) throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
   const token = randomBytes(32).toString('base64url');
   const row = await insertSession(user.id, hashSessionToken(token), config.CRM_SESSION_TTL_MINUTES, db);
-  const session = await findLiveSession(row.tokenHash, db);
+  const session = await findLiveSession(row.tokenHash, config.CRM_SESSION_IDLE_MINUTES, db);
   if (!session) throw new Error('the new session could not be read back');
   return { token, session: toView(session) };
 }
 
-/** The session behind a cookie value, or undefined when it is unknown, expired or logged out. */
-async function resolveSession({ db }: SessionDeps, token: string): Promise<SessionView | undefined> {
-  const session = await findLiveSession(hashSessionToken(token), db);
-  return session ? toView(session) : undefined;
+// A session's last use is written at most this often: a write per request would cost more than the
+// lookup, and the idle timeout is counted in minutes.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * The session behind a cookie value, or undefined when it is unknown, expired, idle for
+ * `CRM_SESSION_IDLE_MINUTES`, logged out or its user disabled.
+ */
+async function resolveSession({ db, config }: SessionDeps, token: string): Promise<SessionView | undefined> {
+  const session = await findLiveSession(hashSessionToken(token), config.CRM_SESSION_IDLE_MINUTES, db);
+  if (!session) return undefined;
+  if (Date.now() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchSession(session.sessionId, db);
+  return toView(session);
 }
 
 async function logout({ db }: SessionDeps, token: string): Promise<void> {
   await deleteSession(hashSessionToken(token), db);
+}
+
+/** Ends every session of the caller, this one included (a lost laptop, a shared computer). */
+async function logoutEverywhere({ db }: SessionDeps, caller: CrmUserCaller): Promise<void> {
+  await deleteSessionsOfUser(caller.userId, db);
 }
 
 function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): SessionView {
@@ -77,5 +93,5 @@ function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): 
 
 /** Logins, logouts and the session behind a cookie, bound to the database and settings once. */
 export function sessionsService(deps: SessionDeps) {
-  return bindService({ ...deps, attempts: loginAttempts(deps.db, deps.config) }, { login, logout, resolveSession });
+  return bindService({ ...deps, attempts: loginAttempts(deps.db, deps.config) }, { login, logout, logoutEverywhere, resolveSession });
 }

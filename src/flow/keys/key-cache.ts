@@ -1,3 +1,4 @@
+import type { CacheInvalidation } from '../../platform/db/cache-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { findActiveKeyByHash } from './keys.repo.ts';
 
@@ -5,10 +6,13 @@ export type ActiveKey = NonNullable<Awaited<ReturnType<typeof findActiveKeyByHas
 
 /**
  * How long a bearer key lookup (the key, its scopes, its workspace's name and billing status) is
- * reused. A revocation or billing change made by another process takes effect within this; one
- * made in this process at once (`invalidateCrmKeyCache`).
+ * reused. A revocation or workspace change is announced as it commits (`CRM_KEY_INVALIDATION`),
+ * and every process following the announcements (`followCrmKeyInvalidations`) drops its cache
+ * then; the TTL is only the backstop of a missed announcement.
  */
 export const CRM_KEY_CACHE_TTL_MS = 2_000;
+/** The cache-invalidation topic of a key revocation or workspace change. */
+export const CRM_KEY_INVALIDATION = 'crm_api_keys';
 const MAX_ENTRIES = 10_000;
 
 // One cache per database handle (an app; tests run several apps, each its own handle, as separate
@@ -26,6 +30,16 @@ export function invalidateCrmKeyCache(db: Db): void {
   caches.get(db)?.clear();
 }
 
+/**
+ * Clears the cache of `db` whenever any process announces a revocation or workspace change; caches
+ * nothing while those announcements cannot reach this process. Returns the unsubscribe.
+ */
+export function followCrmKeyInvalidations(db: Db, invalidation: CacheInvalidation): () => void {
+  const cache = crmKeyCache(db);
+  cache.trusted = () => invalidation.live;
+  return invalidation.onInvalidate(CRM_KEY_INVALIDATION, () => cache.clear());
+}
+
 interface Entry {
   key: ActiveKey | null;
   until: number;
@@ -40,6 +54,7 @@ export class CrmKeyCache {
   private readonly entries = new Map<string, Entry>();
   private readonly db: Db;
   private generation = 0;
+  trusted: () => boolean = () => true;
 
   constructor(db: Db) {
     this.db = db;
@@ -52,7 +67,7 @@ export class CrmKeyCache {
     const generation = this.generation;
     const key = (await findActiveKeyByHash(tokenHash, this.db)) ?? null;
     // A lookup that started before a clear() may have read the key before its revocation.
-    if (generation !== this.generation) return key;
+    if (generation !== this.generation || !this.trusted()) return key;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(tokenHash, { key, until: now + CRM_KEY_CACHE_TTL_MS });
     return key;

@@ -1,9 +1,10 @@
 import { bindService } from '../../platform/bind-service.ts';
+import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
-import { invalidateCrmKeyCache } from './key-cache.ts';
+import { CRM_KEY_INVALIDATION, invalidateCrmKeyCache } from './key-cache.ts';
 import { type ApiKeyRow, insertApiKey, listActiveApiKeys, revokeApiKey } from './keys.repo.ts';
 import { parseScopes } from './scopes.ts';
 import { displayPrefix, generateToken, hashToken } from './token.ts';
@@ -54,10 +55,18 @@ function listApiKeys(db: Db, caller: CrmCaller, workspaceId: string): Promise<Ap
   return listActiveApiKeys(workspaceId, db);
 }
 
-/** Revokes at once: every process looks keys up per request, so the next request is refused. */
+/**
+ * Revokes at once: the revocation is announced in its own transaction, so every process drops its
+ * cached lookups as it commits, and this one before answering.
+ */
 async function revokeKey(db: Db, caller: CrmCaller, workspaceId: string, keyId: string): Promise<void> {
   assertKeyManager(caller, workspaceId);
-  if (!(await revokeApiKey(workspaceId, keyId, db))) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+  const found = await db.transaction(async (tx) => {
+    const revoked = await revokeApiKey(workspaceId, keyId, tx);
+    if (revoked) await announceInvalidation(CRM_KEY_INVALIDATION, tx);
+    return revoked;
+  });
+  if (!found) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   invalidateCrmKeyCache(db);
 }
 

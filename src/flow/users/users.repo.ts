@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { eq } from '../../platform/db/drizzle.ts';
+import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
 import { crmUsers } from '../../platform/db/schema/index.ts';
 
 export type CrmUserRow = typeof crmUsers.$inferSelect;
@@ -15,5 +15,19 @@ export async function insertUser(
 
 export async function findUserByEmail(email: string, tx: Db): Promise<CrmUserRow | undefined> {
   const [row] = await tx.select().from(crmUsers).where(eq(crmUsers.email, email));
+  return row;
+}
+
+export async function listUsersOfWorkspace(workspaceId: string, tx: Db): Promise<CrmUserRow[]> {
+  return tx.select().from(crmUsers).where(eq(crmUsers.workspaceId, workspaceId)).orderBy(asc(crmUsers.email));
+}
+
+/** Disables (keeping the first time) or re-enables a user of the workspace; undefined when it has no such user. */
+export async function setUserDisabled(workspaceId: string, userId: string, disabled: boolean, tx: Db): Promise<CrmUserRow | undefined> {
+  const [row] = await tx
+    .update(crmUsers)
+    .set({ disabledAt: disabled ? sql`coalesce(${crmUsers.disabledAt}, now())` : null })
+    .where(and(eq(crmUsers.workspaceId, workspaceId), eq(crmUsers.id, userId)))
+    .returning();
   return row;
 }

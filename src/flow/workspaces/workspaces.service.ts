@@ -1,7 +1,8 @@
+import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
-import { invalidateCrmKeyCache } from '../keys/key-cache.ts';
+import { CRM_KEY_INVALIDATION, invalidateCrmKeyCache } from '../keys/key-cache.ts';
 import { createUser } from '../users/users.service.ts';
 import { insertWorkspace, updateWorkspace, type WorkspaceChanges, type WorkspaceRow } from './workspaces.repo.ts';
 
@@ -43,7 +44,9 @@ export async function changeWorkspace(caller: CrmCaller, workspaceId: string, ch
   requireOperator(caller);
   const workspace = await updateWorkspace(workspaceId, changes, db);
   if (!workspace) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
-  // Billing status and name travel with cached bearer keys.
+  // Billing status and name travel with cached bearer keys: every process drops them (at commit
+  // when `db` is the caller's transaction).
+  await announceInvalidation(CRM_KEY_INVALIDATION, db);
   invalidateCrmKeyCache(db);
   return workspace;
 }

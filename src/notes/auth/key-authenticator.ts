@@ -1,7 +1,8 @@
+import type { CacheInvalidation } from '../../platform/db/cache-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { hashNotesKey, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
+import { hashNotesKey, NOTES_KEY_INVALIDATION, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
 import { prepareFindKeyByHash } from '../keys/keys.repo.ts';
 
 interface CachedKey {
@@ -11,11 +12,12 @@ interface CachedKey {
 }
 
 /**
- * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`; a
- * revocation made by any process therefore takes effect everywhere within `ttlMs`. Expiry is
- * checked on every use. Unknown (and unusable) keys are remembered in a separate bounded map, so
- * that the same bad key repeated costs no query and a flood of random ones never evicts real keys
- * (failed keys are counted and blocked per address by the brute-force guard, in notes-access.ts).
+ * Resolves an X-API-KEY header to its caller. Lookups are by SHA-256 and cached for `ttlMs`. A
+ * revocation by any process empties the cache of every process as it commits
+ * (`followInvalidations`); while those announcements cannot reach this process, nothing is cached.
+ * Expiry is checked on every use. Unknown (and unusable) keys are remembered in a separate bounded
+ * map, so that the same bad key repeated costs no query and a flood of random ones never evicts real
+ * keys (failed keys are counted and blocked per address by the brute-force guard, in notes-access.ts).
  * Why this is not the same cache as the CRM bearer lookup (`flow/keys/key-cache.ts`):
  * docs/decisions.md, "Two key caches".
  */
@@ -25,6 +27,9 @@ export class KeyAuthenticator {
   private readonly findByHash: ReturnType<typeof prepareFindKeyByHash>;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  // Bumped by forget(): a lookup that began before it may have read a key that is revoked now.
+  private generation = 0;
+  private trusted: () => boolean = () => true;
 
   constructor(db: Db, ttlMs: number, maxEntries = 10_000) {
     this.findByHash = prepareFindKeyByHash(db);
@@ -50,9 +55,17 @@ export class KeyAuthenticator {
   forget(): void {
     this.cache.clear();
     this.unknown.clear();
+    this.generation++;
+  }
+
+  /** Forgets every cached key whenever any process revokes one; caches nothing while deaf to that. */
+  followInvalidations(invalidation: CacheInvalidation): () => void {
+    this.trusted = () => invalidation.live;
+    return invalidation.onInvalidate(NOTES_KEY_INVALIDATION, () => this.forget());
   }
 
   private async load(hash: string, now: number): Promise<CachedKey> {
+    const generation = this.generation;
     const [row] = await this.findByHash.execute({ hash });
     const usable = row && !row.revokedAt && !row.disabledAt;
     const entry: CachedKey = {
@@ -60,6 +73,7 @@ export class KeyAuthenticator {
       expiresAt: row?.expiresAt ?? null,
       cachedUntil: now + this.ttlMs,
     };
+    if (generation !== this.generation || !this.trusted()) return entry;
     const [map, other] = entry.caller ? [this.cache, this.unknown] : [this.unknown, this.cache];
     other.delete(hash);
     if (map.size >= this.maxEntries) {

@@ -31,3 +31,6 @@ export function generateNotesKey(): { key: string; hash: string; prefix: string 
 export function hashNotesKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
+
+/** The cache-invalidation topic a revocation announces: every process forgets its cached keys. */
+export const NOTES_KEY_INVALIDATION = 'notes_api_keys';

@@ -32,7 +32,9 @@ export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usag
       schema: {
         operationId: 'createApiKey',
         summary: 'Create an API key for your clinic (administrator)',
-        description: 'The key is returned once. A key never gets a permission or role its creator lacks.',
+        description:
+          'The key is returned once. A key never gets a permission or role its creator lacks, nor an expiry later than ' +
+          "its creator's: a later or missing `expires_at` is capped to the creator's and `expires_at_capped` is true.",
         tags,
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKeyEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
@@ -68,7 +70,9 @@ export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usag
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
-        description: 'Takes effect on every server within a few seconds. Revoking twice is harmless.',
+        description:
+          'Takes effect at once: every server forgets its cached keys as the revocation commits (within a second). ' +
+          'Revoking twice is harmless.',
         tags,
         params: KeyIdParams,
         response: { 200: ApiKeyEnvelope, ...errorResponses(400, 401, 403, 404, 429) },

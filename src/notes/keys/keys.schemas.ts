@@ -11,7 +11,14 @@ export const CreateApiKeyBody = z
       .array(z.enum(PERMISSIONS))
       .min(1)
       .refine((list) => new Set(list).size === list.length, 'permissions must not repeat'),
-    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'ISO 8601; must be in the future' }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({
+        description:
+          "ISO 8601; must be in the future. Never later than the creating key's own expiry: a later or missing value " +
+          'is capped to it (`expires_at_capped` in the answer).',
+      }),
     role: z.enum(ROLES).optional().meta({ description: 'Defaults to the least role that covers the permissions' }),
   })
   .strict()
@@ -28,7 +35,7 @@ export const ApiKeyRecord = z
     expires_at: TimestampSchema.nullable(),
     last_used_at: TimestampSchema.nullable().meta({ description: 'Updated within a few seconds of use' }),
     revoked_at: TimestampSchema.nullable(),
-    created_by_key_id: z.uuid().nullable(),
+    created_by_key_id: z.uuid().nullable().meta({ description: 'The key that created this one; null when the operator did' }),
     created_at: TimestampSchema,
   })
   .meta({ id: 'ApiKey' });
@@ -36,7 +43,12 @@ export const ApiKeyRecord = z
 export const CreatedApiKeyEnvelope = z
   .object({
     status: z.literal('success'),
-    data: ApiKeyRecord.extend({ key: z.string().meta({ description: 'The key itself: shown once, never again' }) }),
+    data: ApiKeyRecord.extend({
+      expires_at_capped: z.boolean().meta({
+        description: "true when `expires_at` was lowered (or set) to the creating key's own expiry, the latest a key it creates may have",
+      }),
+      key: z.string().meta({ description: 'The key itself: shown once, never again' }),
+    }),
   })
   .meta({ id: 'CreatedApiKeyResponse' });
 

@@ -1,10 +1,19 @@
 import type { z } from 'zod';
 import { bindService } from '../../platform/bind-service.ts';
+import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
-import { generateNotesKey, type Permission, ROLE_PERMISSIONS, ROLES, type Role, smallestRoleFor } from './api-key.ts';
+import {
+  generateNotesKey,
+  NOTES_KEY_INVALIDATION,
+  type Permission,
+  ROLE_PERMISSIONS,
+  ROLES,
+  type Role,
+  smallestRoleFor,
+} from './api-key.ts';
 import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
 import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
 import { usageOfKey } from './usage.repo.ts';
@@ -28,7 +37,11 @@ export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
   };
 }
 
-/** A key never gets more than its creator: no permission and no role above the creator's. */
+/**
+ * A key never gets more than its creator: no permission and no role above the creator's, and no
+ * life beyond the creator's expiry (otherwise a short-lived key could mint itself a permanent
+ * successor). The expiry is capped rather than refused, and the answer says so.
+ */
 async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
   const role: Role = input.role ?? smallestRoleFor(input.permissions);
   const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
@@ -45,10 +58,11 @@ async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof Crea
       current_permission: caller.permissions.join(','),
     });
   }
-  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+  const requested = input.expires_at ? new Date(input.expires_at) : null;
+  if (requested && requested.getTime() <= Date.now()) {
     throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at', reason: 'in the past' });
   }
+  const { expiresAt, capped } = capExpiry(requested, (await findKeyById(caller.keyId, db))?.expiresAt ?? null);
   const { key, hash, prefix } = generateNotesKey();
   const row = await insertKey(
     {
@@ -63,7 +77,14 @@ async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof Crea
     },
     db,
   );
-  return { ...toKeyRecord(row), key };
+  return { ...toKeyRecord(row), expires_at_capped: capped, key };
+}
+
+/** The requested expiry, or the creator's when that comes first (no expiry counts as never). */
+function capExpiry(requested: Date | null, creatorExpiresAt: Date | null): { expiresAt: Date | null; capped: boolean } {
+  if (!creatorExpiresAt) return { expiresAt: requested, capped: false };
+  if (requested && requested <= creatorExpiresAt) return { expiresAt: requested, capped: false };
+  return { expiresAt: creatorExpiresAt, capped: true };
 }
 
 async function listKeys(db: Db, caller: NotesCaller) {
@@ -78,9 +99,14 @@ async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<Not
   return row;
 }
 
+/** Revokes, and every process forgets its cached keys as the revocation commits. */
 async function revoke(db: Db, caller: NotesCaller, id: string) {
   await keyOfClinic(db, caller, id);
-  const row = await revokeKey(id, db);
+  const row = await db.transaction(async (tx) => {
+    const revoked = await revokeKey(id, tx);
+    await announceInvalidation(NOTES_KEY_INVALIDATION, tx);
+    return revoked;
+  });
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   return toKeyRecord(row);
 }

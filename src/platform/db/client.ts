@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type ConstructorOptions, fromPglite } from 'pg-boss';
 import type { Config } from '../config.ts';
+import { type CacheInvalidation, embeddedInvalidation, postgresInvalidation } from './cache-invalidation.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
 import { drizzleNodePg, loadPglite, type PGlite, type PgDatabase, type PgQueryResultHKT, sql } from './drizzle.ts';
 import { GuardedPool, type PendingWork } from './guarded-pool.ts';
@@ -24,6 +25,8 @@ export interface Database {
    * process's migration too).
    */
   withMigrationLock<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** Cache invalidations announced by any process on this database (`announce-invalidation.ts`). */
+  readonly invalidation: CacheInvalidation;
   ping(): Promise<void>;
   close(): Promise<void>;
   /** The connection pool's figures (metrics); absent on the embedded database, which has none. */
@@ -112,6 +115,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
   });
   const prober = new ProbeConnection(connectionString);
   const db = drizzleNodePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+  const invalidation = postgresInvalidation(connectionString, { connectTimeoutMs: timeouts.connectTimeoutMs });
   const jobStatementTimeoutMs = Math.max(timeouts.statementTimeoutMs, JOB_STATEMENT_TIMEOUT_MIN_MS);
   return {
     kind: 'postgres',
@@ -146,6 +150,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
         await client.end().catch(() => {});
       }
     },
+    invalidation,
     async ping() {
       await pool.query('select 1');
     },
@@ -158,6 +163,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     },
     async close() {
       prober.close();
+      await invalidation.close();
       await pool.end();
     },
   };
@@ -187,6 +193,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
     bossOptions: { db: fromPglite(client), backend: 'pglite' },
     // One connection, one process: nothing else can migrate concurrently.
     withMigrationLock: (fn) => fn(db),
+    invalidation: embeddedInvalidation(client),
     async ping() {
       await db.execute(sql`select 1`);
     },

@@ -13,6 +13,8 @@ export const crmSessions = pgTable(
       .references(() => crmUsers.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** The last request that used the session (written at most once a minute): the idle timeout counts from it. */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [index('crm_sessions_user_idx').on(table.userId), index('crm_sessions_expires_idx').on(table.expiresAt)],
 );

@@ -16,6 +16,8 @@ export const crmUsers = pgTable(
     // scrypt, self-describing: `scrypt$<log2 N>$<r>$<p>$<salt b64>$<hash b64>`.
     passwordHash: text('password_hash').notNull(),
     role: text('role', { enum: CRM_USER_ROLES }).notNull(),
+    /** Set by an administrator: the user cannot log in and has no sessions while it is set. */
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex('crm_users_email_key').on(table.email), index('crm_users_workspace_idx').on(table.workspaceId)],
