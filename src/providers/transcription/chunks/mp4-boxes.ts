@@ -11,6 +11,9 @@ export interface Box {
   end: number;
 }
 
+/** The error for an m4a whose boxes say what their bytes do not hold. */
+export const unreadableMp4 = (what: string) => new AudioSplitError(`the m4a audio cannot be read: ${what}`);
+
 /** A `moov` or `moof` larger than this is not an audio recording's (an hour of AAC has ~0.5 MB). */
 export const MAX_INDEX_BOX_BYTES = 32 * 2 ** 20;
 
@@ -60,20 +63,19 @@ export async function* topLevelBoxes(window: FileWindow): AsyncGenerator<Box & {
 export async function readBox(window: FileWindow, box: Box & { pos: number }): Promise<Buffer> {
   const length = box.end - box.pos;
   if (length > MAX_INDEX_BOX_BYTES) {
-    throw new AudioSplitError(`the m4a ${box.type} box has ${length} bytes, more than ${MAX_INDEX_BOX_BYTES} (not an audio recording's)`);
+    throw unreadableMp4(`its ${box.type} box has ${length} bytes, more than ${MAX_INDEX_BOX_BYTES} (not an audio recording's)`);
   }
   const bytes = Buffer.alloc(length);
   const { bytesRead } = await window.handle.read(bytes, 0, length, box.pos);
-  if (bytesRead !== length) throw new AudioSplitError('the m4a audio ended inside its own boxes');
+  if (bytesRead !== length) throw unreadableMp4('the file ends inside its own boxes');
   return bytes;
 }
 
 /** A full box's entry count (after version and flags), checked against the entries its body holds. */
 export function entryCount(bytes: Buffer, box: Box, headerBytes: number, entryBytes: number): number {
-  if (box.start + headerBytes > box.end) throw new AudioSplitError(`the m4a ${box.type} box is too short for its header`);
+  if (box.start + headerBytes > box.end) throw unreadableMp4(`its ${box.type} box is too short for its header`);
   const count = bytes.readUInt32BE(box.start + 4);
   const fits = Math.floor((box.end - box.start - headerBytes) / entryBytes);
-  if (count > fits)
-    throw new AudioSplitError(`the m4a ${box.type} box says ${count} entries; its ${box.end - box.start} bytes hold ${fits}`);
+  if (count > fits) throw unreadableMp4(`its ${box.type} box says ${count} entries; its ${box.end - box.start} bytes hold ${fits}`);
   return count;
 }

@@ -4,8 +4,8 @@
 // stop). So every table of every track, and every fragment's run, must hold what it says, and the
 // samples of all of them together are capped.
 
-import { AudioSplitError, type FileWindow } from './file-io.ts';
-import { type Box, boxes, child, entryCount, readBox, topLevelBoxes } from './mp4-boxes.ts';
+import type { FileWindow } from './file-io.ts';
+import { type Box, boxes, child, entryCount, readBox, topLevelBoxes, unreadableMp4 } from './mp4-boxes.ts';
 
 /**
  * The most samples mediabunny may be asked to index: it keeps an object per sample of a fragment,
@@ -23,17 +23,15 @@ const TABLES: Record<string, [header: number, entry: number]> = {
   co64: [8, 8],
 };
 
-const refuse = (message: string) => new AudioSplitError(`the m4a audio cannot be read: ${message}`);
-
 /** Throws an AudioSplitError unless the `moov` and (for a fragmented file) every `moof` hold what they say. */
 export async function checkFallbackLayout(window: FileWindow, moov: Buffer): Promise<void> {
   const root = [...boxes(moov, 0, moov.length)][0];
-  if (!root) throw refuse('its moov box is empty');
+  if (!root) throw unreadableMp4('its moov box is empty');
   let samples = 0;
   const count = (more: number) => {
     samples += more;
     if (samples > MAX_FALLBACK_SAMPLES)
-      throw refuse(`it says more than the ${MAX_FALLBACK_SAMPLES} samples this service splits in this layout`);
+      throw unreadableMp4(`it says more than the ${MAX_FALLBACK_SAMPLES} samples this service splits in this layout`);
   };
   for (const trak of boxes(moov, root.start, root.end)) {
     if (trak.type !== 'trak') continue;
@@ -61,17 +59,18 @@ function tableSamples(moov: Buffer, stbl: Box): number {
       const entries = entryCount(moov, box, ...table);
       if (box.type === 'stts') for (let i = 0; i < entries; i++) timed += moov.readUInt32BE(box.start + 8 + 8 * i);
     } else if (box.type === 'stsz') {
-      if (box.start + 12 > box.end) throw refuse('its stsz box is too short for its header');
+      if (box.start + 12 > box.end) throw unreadableMp4('its stsz box is too short for its header');
       const listed = Math.floor((box.end - box.start - 12) / 4);
       const declared = moov.readUInt32BE(box.start + 8);
       if (moov.readUInt32BE(box.start + 4) === 0 && declared > listed)
-        throw refuse(`its stsz box says ${declared} sizes and holds ${listed}`);
+        throw unreadableMp4(`its stsz box says ${declared} sizes and holds ${listed}`);
     } else if (box.type === 'stz2') {
-      if (box.start + 12 > box.end) throw refuse('its stz2 box is too short for its header');
+      if (box.start + 12 > box.end) throw unreadableMp4('its stz2 box is too short for its header');
       const bits = moov[box.start + 7]!;
       const declared = moov.readUInt32BE(box.start + 8);
-      if (![4, 8, 16].includes(bits)) throw refuse(`its stz2 box has ${bits}-bit sample sizes`);
-      if (Math.ceil((declared * bits) / 8) > box.end - box.start - 12) throw refuse(`its stz2 box says ${declared} sizes and holds fewer`);
+      if (![4, 8, 16].includes(bits)) throw unreadableMp4(`its stz2 box has ${bits}-bit sample sizes`);
+      if (Math.ceil((declared * bits) / 8) > box.end - box.start - 12)
+        throw unreadableMp4(`its stz2 box says ${declared} sizes and holds fewer`);
     }
   }
   return timed;
@@ -79,13 +78,13 @@ function tableSamples(moov: Buffer, stbl: Box): number {
 
 /** A fragment run's sample count, checked against the per-sample fields its body holds. */
 function runSamples(moof: Buffer, trun: Box): number {
-  if (trun.start + 8 > trun.end) throw refuse('its trun box is too short for its header');
+  if (trun.start + 8 > trun.end) throw unreadableMp4('its trun box is too short for its header');
   const flags = moof.readUInt32BE(trun.start) & 0xffffff;
   const declared = moof.readUInt32BE(trun.start + 4);
   const header = 8 + (flags & 0x1 ? 4 : 0) + (flags & 0x4 ? 4 : 0);
   const perSample = 4 * [0x100, 0x200, 0x400, 0x800].filter((bit) => flags & bit).length;
   if (perSample > 0 && declared > Math.floor((trun.end - trun.start - header) / perSample)) {
-    throw refuse(`its trun box says ${declared} samples and holds fewer`);
+    throw unreadableMp4(`its trun box says ${declared} samples and holds fewer`);
   }
   return declared;
 }

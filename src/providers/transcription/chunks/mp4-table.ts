@@ -5,8 +5,7 @@
 // AudioSplitError; a layout this reader does not handle (fragmented, compact sample sizes, several
 // sample descriptions) answers null, for mediabunny after its own checks (mp4-fallback.ts).
 
-import { AudioSplitError } from './file-io.ts';
-import { type Box, boxes, child, entryCount } from './mp4-boxes.ts';
+import { type Box, boxes, child, entryCount, unreadableMp4 } from './mp4-boxes.ts';
 
 /**
  * The most samples a sound track may have: 20 bytes of table each, so 20 MB. An AAC frame plays
@@ -25,8 +24,6 @@ export interface SampleTable {
   offsets: Float64Array;
   sizes: Uint32Array;
 }
-
-const refuse = (message: string) => new AudioSplitError(`the m4a audio cannot be read: ${message}`);
 
 /** The sound track boxes of `moov` (the buffer holds the whole top-level `moov` box). */
 export function* soundTracks(moov: Buffer): Generator<{ trak: Box; mdia: Box | undefined; stbl: Box | undefined }> {
@@ -54,13 +51,13 @@ export function readSampleTable(moov: Buffer, fileSize: number): SampleTable | n
     if (!mdhd || !stsd || !stts || !stsc || !stsz || !stco || mdhd.start + 24 > mdhd.end) return null;
     if (entryCount(moov, stsd, 8, 8) !== 1) return null;
     const timescale = moov.readUInt32BE(mdhd.start + (moov[mdhd.start] === 1 ? 20 : 12));
-    if (timescale === 0) throw refuse('its track has a timescale of 0');
+    if (timescale === 0) throw unreadableMp4('its track has a timescale of 0');
     const sizes = sampleSizes(moov, stsz, fileSize);
     const times = sampleTimes(moov, stts, sizes.length);
     const offsets = sampleOffsets(moov, stsc, stco, sizes);
     if (!offsets) return null;
     for (let i = 0; i < sizes.length; i++) {
-      if (offsets[i]! + sizes[i]! > fileSize) throw refuse(`sample ${i + 1} lies past the end of the file`);
+      if (offsets[i]! + sizes[i]! > fileSize) throw unreadableMp4(`sample ${i + 1} lies past the end of the file`);
     }
     return {
       stsd: moov.subarray(stsd.start - 8, stsd.end),
@@ -75,18 +72,19 @@ export function readSampleTable(moov: Buffer, fileSize: number): SampleTable | n
 }
 
 function sampleSizes(moov: Buffer, stsz: Box, fileSize: number): Uint32Array {
-  if (stsz.start + 12 > stsz.end) throw refuse('its stsz box is too short for its header');
+  if (stsz.start + 12 > stsz.end) throw unreadableMp4('its stsz box is too short for its header');
   const fixedSize = moov.readUInt32BE(stsz.start + 4);
   const count = moov.readUInt32BE(stsz.start + 8);
-  if (count === 0) throw refuse('its sound track has no samples');
-  if (count > MAX_SAMPLES) throw refuse(`its sound track says ${count} samples, more than the ${MAX_SAMPLES} this service splits`);
+  if (count === 0) throw unreadableMp4('its sound track has no samples');
+  if (count > MAX_SAMPLES) throw unreadableMp4(`its sound track says ${count} samples, more than the ${MAX_SAMPLES} this service splits`);
   if (fixedSize > 0) {
     // A fixed size has no table to check the count against: the samples' bytes must be in the file.
-    if (count * fixedSize > fileSize) throw refuse(`its ${count} samples of ${fixedSize} bytes are more than the file's ${fileSize} bytes`);
+    if (count * fixedSize > fileSize)
+      throw unreadableMp4(`its ${count} samples of ${fixedSize} bytes are more than the file's ${fileSize} bytes`);
     return new Uint32Array(count).fill(fixedSize);
   }
   const listed = Math.floor((stsz.end - stsz.start - 12) / 4);
-  if (count > listed) throw refuse(`its stsz box says ${count} sample sizes and holds ${listed}`);
+  if (count > listed) throw unreadableMp4(`its stsz box says ${count} sample sizes and holds ${listed}`);
   const sizes = new Uint32Array(count);
   for (let i = 0; i < count; i++) sizes[i] = moov.readUInt32BE(stsz.start + 12 + 4 * i);
   return sizes;
@@ -99,10 +97,10 @@ function sampleTimes(moov: Buffer, stts: Box, count: number): Float64Array {
   for (let entry = 0; entry < entries; entry++) {
     const run = moov.readUInt32BE(stts.start + 8 + 8 * entry);
     const delta = moov.readUInt32BE(stts.start + 12 + 8 * entry);
-    if (run > count - sample) throw refuse(`its stts box times more samples than the ${count} its stsz box lists`);
+    if (run > count - sample) throw unreadableMp4(`its stts box times more samples than the ${count} its stsz box lists`);
     for (let k = 0; k < run; k++, sample++) times[sample + 1] = times[sample]! + delta;
   }
-  if (sample !== count) throw refuse(`its stts box times ${sample} of its ${count} samples`);
+  if (sample !== count) throw unreadableMp4(`its stts box times ${sample} of its ${count} samples`);
   return times;
 }
 
@@ -123,7 +121,7 @@ function sampleOffsets(moov: Buffer, stsc: Box, stco: Box, sizes: Uint32Array): 
     const perChunk = stscAt(entry, 1);
     if (stscAt(entry, 2) !== 1) return null;
     if (firstChunk < 0 || lastChunk <= firstChunk || lastChunk > chunkCount) {
-      throw refuse(`its stsc box places samples in chunks ${firstChunk + 1}-${lastChunk} of ${chunkCount}`);
+      throw unreadableMp4(`its stsc box places samples in chunks ${firstChunk + 1}-${lastChunk} of ${chunkCount}`);
     }
     for (let chunk = firstChunk; chunk < lastChunk && sample < count; chunk++) {
       let offset = chunkOffset(chunk);
@@ -133,7 +131,7 @@ function sampleOffsets(moov: Buffer, stsc: Box, stco: Box, sizes: Uint32Array): 
       }
     }
   }
-  if (sample !== count) throw refuse(`its chunks hold ${sample} of its ${count} samples`);
+  if (sample !== count) throw unreadableMp4(`its chunks hold ${sample} of its ${count} samples`);
   return offsets;
 }
 

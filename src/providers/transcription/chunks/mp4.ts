@@ -8,14 +8,14 @@
 
 import { open } from 'node:fs/promises';
 import { AudioSplitError, type AudioSplitter, copyRange, FileWindow, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
-import { readBox, topLevelBoxes } from './mp4-boxes.ts';
+import { readBox, topLevelBoxes, unreadableMp4 } from './mp4-boxes.ts';
 import { checkFallbackLayout } from './mp4-fallback.ts';
 import { readSampleTable, type SampleTable } from './mp4-table.ts';
 
 /** The top-level `moov`, found by hopping over box headers (it may come after a large `mdat`). */
 async function readMoov(window: FileWindow): Promise<Buffer> {
   for await (const box of topLevelBoxes(window)) if (box.type === 'moov') return readBox(window, box);
-  throw new AudioSplitError('the m4a audio has no moov box (or a box before it runs past the end of the file)');
+  throw unreadableMp4('it has no moov box (or a box before it runs past the end of the file)');
 }
 
 // --- writing a chunk ---
