@@ -11,7 +11,7 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../notes/notes.repo.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
-import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
+import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
 
@@ -75,6 +75,12 @@ export async function createNote(
     if (!sniffed.format) throw invalidFormat(sniffed.received);
     const duration = await probeDurationSeconds(audio.path);
     if (duration === null) throw invalidFormat(`${sniffed.format} (unreadable or truncated)`);
+    const most = mostSecondsIn(sniffed.format, audio.bytes);
+    if (most !== null && duration > most) {
+      throw invalidFormat(
+        `${sniffed.format} (its header says ${Math.round(duration)} s; its ${audio.bytes} bytes hold at most ${Math.floor(most)} s)`,
+      );
+    }
     if (duration < deps.minSeconds || duration > deps.maxSeconds) {
       throw new AppError('AUDIO_DURATION_INVALID', `The audio must last between ${deps.minSeconds} and ${deps.maxSeconds} seconds`, {
         duration: Math.round(duration * 100) / 100,
