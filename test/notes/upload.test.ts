@@ -5,6 +5,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { filesUnder, fixture, multipartBody } from '../helpers/uploads.ts';
+import { hostileMp3 } from '../providers/hostile-audio.ts';
 
 const { app, db, config } = await createTestApp({ env: { AUDIO_MAX_BYTES: '400000' } });
 const clinic = await createClinicWithKeys(db.database);
@@ -103,6 +104,18 @@ describe('POST /notes rejects, leaving nothing behind', () => {
       const response = await upload({ audio: { bytes: fixture('truncated.m4a'), fileName: 'x.m4a' }, metadata });
       expect(response.statusCode).toBe(400);
       expect(response.json().code).toBe('INVALID_AUDIO_FORMAT');
+    });
+  });
+
+  it('an mp3 whose Xing frame count says 2000 s in 49 KB → 400, before any note or job', async () => {
+    await expectNothingLeftBehind(async () => {
+      const bytes = hostileMp3['Xing frame count (2000 s in 49 KB)']!();
+      const response = await upload({ audio: { bytes, fileName: 'x.mp3' }, metadata });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: 'INVALID_AUDIO_FORMAT',
+        details: { received: `mp3 (its header says 2000 s; its ${bytes.length} bytes hold at most 49 s)` },
+      });
     });
   });
 

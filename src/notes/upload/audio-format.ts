@@ -43,3 +43,14 @@ export async function probeDurationSeconds(filePath: string): Promise<number | n
     return null;
   }
 }
+
+/**
+ * The most seconds `bytes` of an audio file can play whatever its header says, or null where the
+ * format sets no useful bound. MPEG audio's lowest bitrate is 8 kbps, so an MP3 plays at most a
+ * second per 1000 bytes (one frame more for rounding): a longer duration is a Xing or VBRI frame
+ * count that lies (music-metadata believes it), and it would size the note's chunk plan and quota.
+ * WAV durations are already read from the data present; an m4a's samples are checked when split.
+ */
+export function mostSecondsIn(format: AudioFormat, bytes: number): number | null {
+  return format === 'mp3' ? bytes / 1000 + 0.2 : null;
+}

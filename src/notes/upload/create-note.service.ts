@@ -12,7 +12,7 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { audioSecondsSince, insertNote, lockClinicQuota } from '../store/notes.repo.ts';
-import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
+import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
 
@@ -106,6 +106,12 @@ export async function createNote(
           if (!sniffed.format) throw invalidFormat(sniffed.received);
           const duration = await probeDurationSeconds(audio.path);
           if (duration === null) throw invalidFormat(`${sniffed.format} (unreadable or truncated)`);
+          const most = mostSecondsIn(sniffed.format, audio.bytes);
+          if (most !== null && duration > most) {
+            throw invalidFormat(
+              `${sniffed.format} (its header says ${Math.round(duration)} s; its ${audio.bytes} bytes hold at most ${Math.floor(most)} s)`,
+            );
+          }
           if (duration < deps.minSeconds || duration > deps.maxSeconds) {
             throw new AppError('AUDIO_DURATION_INVALID', `The audio must last between ${deps.minSeconds} and ${deps.maxSeconds} seconds`, {
               duration: Math.round(duration * 100) / 100,

@@ -2,153 +2,20 @@
 // and place in the file, so a time range is a run of samples whose bytes are copied into a new
 // file with its own small `moov` (the source's sample description copied as is: no re-encoding).
 // Memory is the source's sample table as typed arrays (a few bytes per sample: ~1 MB for an hour
-// of AAC) and one copy buffer. Layouts this does not read (fragmented MP4, compact sample sizes,
-// several sample descriptions) answer null, and the caller falls back to mediabunny.
+// of AAC, read and checked in mp4-table.ts) and one copy buffer. Layouts this does not read
+// (fragmented MP4, compact sample sizes, several sample descriptions) answer null once
+// mp4-fallback.ts has checked them, and the caller falls back to mediabunny.
 
-import { type FileHandle, open } from 'node:fs/promises';
-import { AudioSplitError, type AudioSplitter, copyRange, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
+import { open } from 'node:fs/promises';
+import { AudioSplitError, type AudioSplitter, copyRange, FileWindow, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
+import { readBox, topLevelBoxes, unreadableMp4 } from './mp4-boxes.ts';
+import { checkFallbackLayout } from './mp4-fallback.ts';
+import { readSampleTable, type SampleTable } from './mp4-table.ts';
 
-/** A `moov` larger than this is not an audio recording's (an hour of AAC has ~0.5 MB). */
-const MAX_MOOV_BYTES = 32 * 2 ** 20;
-
-interface SampleTable {
-  /** The whole `stsd` box, copied into every chunk. */
-  stsd: Buffer;
-  timescale: number;
-  /** Seconds added to a sample's decode time to place it in the presentation (edit list). */
-  shiftSeconds: number;
-  /** Decode time of each sample in `timescale` units, plus the end of the last: n + 1 entries. */
-  times: Float64Array;
-  offsets: Float64Array;
-  sizes: Uint32Array;
-}
-
-interface Box {
-  type: string;
-  /** Where the box's body starts and ends in the buffer. */
-  start: number;
-  end: number;
-}
-
-function* boxes(bytes: Buffer, start: number, end: number): Generator<Box> {
-  for (let pos = start; pos + 8 <= end; ) {
-    let size = bytes.readUInt32BE(pos);
-    let header = 8;
-    if (size === 1) {
-      size = Number(bytes.readBigUInt64BE(pos + 8));
-      header = 16;
-    } else if (size === 0) size = end - pos;
-    if (size < header || pos + size > end) return;
-    yield { type: bytes.toString('latin1', pos + 4, pos + 8), start: pos + header, end: pos + size };
-    pos += size;
-  }
-}
-
-const child = (bytes: Buffer, parent: Box | undefined, type: string) =>
-  parent ? [...boxes(bytes, parent.start, parent.end)].find((box) => box.type === type) : undefined;
-
-/** Finds the top-level `moov` by hopping over box headers (it may come after a large `mdat`). */
-async function readMoov(handle: FileHandle, size: number): Promise<Buffer | null> {
-  const header = Buffer.alloc(16);
-  for (let pos = 0; pos + 8 <= size; ) {
-    await handle.read(header, 0, 16, pos);
-    let boxSize = header.readUInt32BE(0);
-    if (boxSize === 1) boxSize = Number(header.readBigUInt64BE(8));
-    else if (boxSize === 0) boxSize = size - pos;
-    if (boxSize < 8) return null;
-    if (header.toString('latin1', 4, 8) === 'moov') {
-      if (boxSize > MAX_MOOV_BYTES || pos + boxSize > size) return null;
-      const moov = Buffer.alloc(boxSize);
-      await handle.read(moov, 0, boxSize, pos);
-      return moov;
-    }
-    pos += boxSize;
-  }
-  return null;
-}
-
-/** The first sound track's sample table, or null for a layout this reader leaves to mediabunny. */
-function sampleTable(moov: Buffer): SampleTable | null {
-  const root = [...boxes(moov, 0, moov.length)][0];
-  if (!root || child(moov, root, 'mvex')) return null;
-  const mvhd = child(moov, root, 'mvhd');
-  const movieTimescale = mvhd ? moov.readUInt32BE(mvhd.start + (moov[mvhd.start] === 1 ? 20 : 12)) : 0;
-  for (const trak of boxes(moov, root.start, root.end)) {
-    if (trak.type !== 'trak') continue;
-    const mdia = child(moov, trak, 'mdia');
-    const hdlr = child(moov, mdia, 'hdlr');
-    if (!hdlr || moov.toString('latin1', hdlr.start + 8, hdlr.start + 12) !== 'soun') continue;
-    const mdhd = child(moov, mdia, 'mdhd');
-    const stbl = child(moov, child(moov, mdia, 'minf'), 'stbl');
-    const [stsd, stts, stsc, stsz] = ['stsd', 'stts', 'stsc', 'stsz'].map((type) => child(moov, stbl, type));
-    const stco = child(moov, stbl, 'stco') ?? child(moov, stbl, 'co64');
-    if (!mdhd || !stsd || !stts || !stsc || !stsz || !stco || moov.readUInt32BE(stsd.start + 4) !== 1) return null;
-    const timescale = moov.readUInt32BE(mdhd.start + (moov[mdhd.start] === 1 ? 20 : 12));
-    const count = moov.readUInt32BE(stsz.start + 8);
-    if (timescale === 0 || count === 0) return null;
-
-    const sizes = new Uint32Array(count);
-    const fixedSize = moov.readUInt32BE(stsz.start + 4);
-    for (let i = 0; i < count; i++) sizes[i] = fixedSize || moov.readUInt32BE(stsz.start + 12 + 4 * i);
-
-    const times = new Float64Array(count + 1);
-    let sample = 0;
-    for (let entry = 0, entries = moov.readUInt32BE(stts.start + 4); entry < entries; entry++) {
-      const run = moov.readUInt32BE(stts.start + 8 + 8 * entry);
-      const delta = moov.readUInt32BE(stts.start + 12 + 8 * entry);
-      for (let k = 0; k < run && sample < count; k++, sample++) times[sample + 1] = times[sample]! + delta;
-    }
-    if (sample !== count) return null;
-
-    const offsets = new Float64Array(count);
-    const wide = stco.type === 'co64';
-    const chunkCount = moov.readUInt32BE(stco.start + 4);
-    const chunkOffset = (chunk: number) =>
-      wide ? Number(moov.readBigUInt64BE(stco.start + 8 + 8 * chunk)) : moov.readUInt32BE(stco.start + 8 + 4 * chunk);
-    const stscEntries = moov.readUInt32BE(stsc.start + 4);
-    const stscAt = (entry: number, field: number) => moov.readUInt32BE(stsc.start + 8 + 12 * entry + 4 * field);
-    sample = 0;
-    for (let entry = 0; entry < stscEntries; entry++) {
-      const firstChunk = stscAt(entry, 0) - 1;
-      const lastChunk = entry + 1 < stscEntries ? stscAt(entry + 1, 0) - 1 : chunkCount;
-      const perChunk = stscAt(entry, 1);
-      if (stscAt(entry, 2) !== 1) return null;
-      for (let chunk = firstChunk; chunk < lastChunk && sample < count; chunk++) {
-        let offset = chunkOffset(chunk);
-        for (let k = 0; k < perChunk && sample < count; k++, sample++) {
-          offsets[sample] = offset;
-          offset += sizes[sample]!;
-        }
-      }
-    }
-    if (sample !== count) return null;
-
-    return {
-      stsd: moov.subarray(stsd.start - 8, stsd.end),
-      timescale,
-      shiftSeconds: editShift(moov, trak, movieTimescale, timescale),
-      times,
-      offsets,
-      sizes,
-    };
-  }
-  return null;
-}
-
-/** Where the edit list puts media time 0: an empty edit delays it, a media time skips a priming delay. */
-function editShift(moov: Buffer, trak: Box, movieTimescale: number, timescale: number): number {
-  const elst = child(moov, child(moov, trak, 'edts'), 'elst');
-  if (!elst) return 0;
-  const wide = moov[elst.start] === 1;
-  let shift = 0;
-  for (let entry = 0, entries = moov.readUInt32BE(elst.start + 4); entry < entries; entry++) {
-    const at = elst.start + 8 + entry * (wide ? 20 : 12);
-    const duration = wide ? Number(moov.readBigUInt64BE(at)) : moov.readUInt32BE(at);
-    const mediaTime = wide ? Number(moov.readBigInt64BE(at + 8)) : moov.readInt32BE(at + 4);
-    if (mediaTime !== -1) return shift - mediaTime / timescale;
-    if (movieTimescale > 0) shift += duration / movieTimescale;
-  }
-  return shift;
+/** The top-level `moov`, found by hopping over box headers (it may come after a large `mdat`). */
+async function readMoov(window: FileWindow): Promise<Buffer> {
+  for await (const box of topLevelBoxes(window)) if (box.type === 'moov') return readBox(window, box);
+  throw unreadableMp4('it has no moov box (or a box before it runs past the end of the file)');
 }
 
 // --- writing a chunk ---
@@ -214,15 +81,18 @@ function sampleAt(table: SampleTable, seconds: number): number {
   return low;
 }
 
-/** A splitter reading the sample table itself, or null when mediabunny must read this file. */
+/** A splitter reading the sample table itself, or null when mediabunny must read this (checked) file. */
 export async function openMp4Splitter(sourcePath: string): Promise<AudioSplitter | null> {
   const handle = await open(sourcePath, 'r');
   let table: SampleTable | null;
   try {
-    const moov = await readMoov(handle, (await handle.stat()).size);
-    table = moov && sampleTable(moov);
+    const window = new FileWindow(handle, (await handle.stat()).size);
+    const moov = await readMoov(window);
+    table = readSampleTable(moov, window.size);
+    if (!table) await checkFallbackLayout(window, moov);
   } catch (error) {
     await handle.close();
+    if (error instanceof AudioSplitError) throw error;
     throw new AudioSplitError(`the m4a audio cannot be read: ${(error as Error).message}`, { cause: error });
   }
   if (!table) {
@@ -231,9 +101,16 @@ export async function openMp4Splitter(sourcePath: string): Promise<AudioSplitter
   }
   const samples = table;
   const buffer = Buffer.allocUnsafe(IO_BUFFER_BYTES);
+  const seconds = (time: number) => time / samples.timescale + samples.shiftSeconds;
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
     // From the sample playing at `start` (the very first, a priming one, from 0) to the one playing at `end`.
+    // A header that says more time than the samples hold (mdhd against stts) leaves later chunks empty.
+    if (start > 0 && start >= seconds(samples.times[samples.sizes.length]!)) {
+      throw new AudioSplitError(
+        `the m4a audio has no samples at ${start} s (its samples end at ${seconds(samples.times[samples.sizes.length]!).toFixed(1)} s)`,
+      );
+    }
     const first = start <= 0 ? 0 : sampleAt(samples, start);
     const stop = Number.isFinite(end) ? sampleAt(samples, end) + 1 : samples.sizes.length;
     let bytes = 0;
@@ -255,7 +132,6 @@ export async function openMp4Splitter(sourcePath: string): Promise<AudioSplitter
     } finally {
       await target.close();
     }
-    const seconds = (time: number) => time / samples.timescale + samples.shiftSeconds;
     return {
       offsetSeconds: seconds(samples.times[first]!),
       durationSeconds: (samples.times[stop]! - samples.times[first]!) / samples.timescale,

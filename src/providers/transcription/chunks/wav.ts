@@ -3,7 +3,10 @@
 // the source's own format chunk. Nothing is decoded or indexed.
 
 import { type FileHandle, open } from 'node:fs/promises';
-import { AudioSplitError, type AudioSplitter, copyRange, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
+import { AudioSplitError, type AudioSplitter, copyRange, FileWindow, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
+
+/** A `fmt ` chunk holds a few dozen bytes (WAVE_FORMAT_EXTENSIBLE: 40); a larger one is not a format. */
+const MAX_FMT_BYTES = 1024;
 
 interface WavLayout {
   /** The whole `fmt ` chunk (header and body, padded to even), copied into every chunk. */
@@ -14,21 +17,32 @@ interface WavLayout {
   dataBytes: number;
 }
 
+/**
+ * The format and data chunks. Chunk headers are read through one buffered window (a file of
+ * millions of empty chunks costs one read per 64 KB), and every size is checked against the file:
+ * a `fmt ` larger than any format needs is skipped, a `data` size past the end (0xFFFFFFFF from a
+ * recorder that streamed the file, or a lie) is cut to the bytes that are there.
+ */
 async function readLayout(handle: FileHandle, size: number): Promise<WavLayout> {
-  const head = Buffer.alloc(12);
-  await handle.read(head, 0, 12, 0);
-  if (head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') {
+  const window = new FileWindow(handle, size);
+  const head = await window.at(0, 12);
+  if (
+    head < 0 ||
+    window.bytes.toString('latin1', head, head + 4) !== 'RIFF' ||
+    window.bytes.toString('latin1', head + 8, head + 12) !== 'WAVE'
+  ) {
     throw new AudioSplitError('the wav audio has no RIFF/WAVE header');
   }
   let fmtChunk: Buffer | null = null;
-  const chunkHeader = Buffer.alloc(8);
   for (let pos = 12; pos + 8 <= size; ) {
-    await handle.read(chunkHeader, 0, 8, pos);
-    const id = chunkHeader.toString('latin1', 0, 4);
-    const bytes = chunkHeader.readUInt32LE(4);
-    if (id === 'fmt ' && bytes >= 16 && bytes <= 1024) {
-      fmtChunk = Buffer.alloc(8 + bytes + (bytes % 2));
-      await handle.read(fmtChunk, 0, fmtChunk.length, pos);
+    const at = await window.at(pos, 8);
+    const id = window.bytes.toString('latin1', at, at + 4);
+    const bytes = window.bytes.readUInt32LE(at + 4);
+    if (id === 'fmt ' && bytes >= 16 && bytes <= MAX_FMT_BYTES) {
+      const length = 8 + bytes + (bytes % 2);
+      const fmtAt = await window.at(pos, Math.min(length, size - pos));
+      if (fmtAt < 0 || length > size - pos) break;
+      fmtChunk = Buffer.from(window.bytes.subarray(fmtAt, fmtAt + length));
     } else if (id === 'data') {
       if (!fmtChunk) break;
       const byteRate = fmtChunk.readUInt32LE(16);
@@ -60,6 +74,12 @@ export async function openWavSplitter(sourcePath: string): Promise<AudioSplitter
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
     if (blocks === 0) throw new AudioSplitError('the wav audio has no samples');
+    // A header that says more time than the data holds (a data size cut to the file) leaves later chunks empty.
+    if (start > 0 && start * byteRate >= blocks * blockAlign) {
+      throw new AudioSplitError(
+        `the wav audio has no samples at ${start} s (its data ends at ${((blocks * blockAlign) / byteRate).toFixed(1)} s)`,
+      );
+    }
     // From the block playing at `start` to the one playing at `end`, both included.
     const first = blockAt(start);
     const last = Number.isFinite(end) ? blockAt(end) : blocks - 1;
