@@ -143,6 +143,9 @@ const variables = z.object({
   AUDIO_MAX_BYTES: int(104_857_600, 1),
   AUDIO_MIN_SECONDS: int(10, 0),
   AUDIO_MAX_SECONDS: int(3600, 1),
+  // Retries accepted per failed note: each runs speech-to-text and drafting again (and is charged
+  // to the clinic's quota), so a client looping on retry cannot make one note cost without end.
+  NOTE_MAX_RETRIES: int(3, 0, 100),
   NOTES_LIST_COUNT_LIMIT: int(10_000, 1),
   RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: int(1000, 1),
   RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),

@@ -4,14 +4,18 @@ import { findIdempotentResponse, recordIdempotentResponse } from '../../platform
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
-import { requeueFailedNote } from '../notes/notes.repo.ts';
+import { chargeClinicQuota } from '../clinics/quota.ts';
+import { lockClinicQuota, requeueFailedNote } from '../notes/notes.repo.ts';
 import { noteOfClinic } from '../notes/notes.service.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
+import { recordRetry, retriesOf } from './retry.repo.ts';
 
 export interface RetryDeps {
   db: Db;
   jobs: JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
+  /** Retries accepted per note (NOTE_MAX_RETRIES); each runs transcription and drafting again. */
+  maxRetries: number;
 }
 
 export interface RetryResult {
@@ -25,17 +29,21 @@ const SCOPE = 'POST /notes/retry';
 /**
  * failed → pending, failure cleared, one new job. The state change is a conditional update, so of
  * two simultaneous retries exactly one wins (and sends the job); the other sees a note that is no
- * longer failed.
+ * longer failed. A retry costs what an upload costs (speech-to-text and drafting again), so it is
+ * charged to the clinic's monthly quota and capped per note; a refused retry writes nothing.
  */
 export function retryService(deps: RetryDeps) {
   return bindService(deps, { retry: retryNote });
 }
 
 async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
-  await noteOfClinic(caller, noteId, deps.db);
+  const found = await noteOfClinic(caller, noteId, deps.db);
   const replayed = idempotencyKey ? await replayOf(caller, idempotencyKey, noteId, deps.db) : undefined;
   if (replayed) return replayed;
   return deps.db.transaction(async (tx) => {
+    // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
+    // other retry or upload of this clinic that committed before this one.
+    await lockClinicQuota(caller.clinicId, tx);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       // A concurrent retry with the same key got here first: this UPDATE waited for its commit
@@ -47,6 +55,15 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
         transcription_status: current.transcriptionStatus,
       });
     }
+    const retries = await retriesOf(note.id, tx);
+    if (retries >= deps.maxRetries) {
+      throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
+        retries,
+        max_retries: deps.maxRetries,
+      });
+    }
+    await chargeClinicQuota(caller.clinicId, found.audioDurationSeconds, tx);
+    await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
     const body = { status: 'success' as const, data: { id: note.id, transcription_status: 'pending' as const } };
     if (idempotencyKey) {
       await recordIdempotentResponse(

@@ -9,7 +9,8 @@ import { notesCreated } from '../../platform/metrics/notes.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
-import { audioSecondsSince, insertNote, lockClinicQuota } from '../notes/notes.repo.ts';
+import { chargeClinicQuota } from '../clinics/quota.ts';
+import { insertNote } from '../notes/notes.repo.ts';
 import type { transcribeJob } from '../pipeline/transcribe.job.ts';
 import { ACCEPTED_FORMATS, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
@@ -88,8 +89,7 @@ export async function createNote(
     await deps.storage.putFile(storedKey, audio.path);
 
     const outcome = await deps.db.transaction(async (tx) => {
-      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
-      if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
+      await chargeClinicQuota(caller.clinicId, duration, tx);
       const note = await insertNote(
         {
           id: noteId,
@@ -167,18 +167,4 @@ function invalidFormat(received: string): AppError {
     expected: ACCEPTED_FORMATS,
     received,
   });
-}
-
-async function checkQuota(tx: Db, clinicId: string, quotaMinutes: number, durationSeconds: number): Promise<void> {
-  const now = new Date();
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const usedMinutes = (await audioSecondsSince(clinicId, monthStart, tx)) / 60;
-  if (usedMinutes + durationSeconds / 60 > quotaMinutes) {
-    throw new AppError('QUOTA_EXCEEDED', 'The monthly processing quota of this clinic would be exceeded', {
-      current_usage: Math.round(usedMinutes * 100) / 100,
-      quota_limit: quotaMinutes,
-      reset_date: toTimestamp(nextMonth),
-    });
-  }
 }
