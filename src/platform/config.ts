@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNING_SECRET_PATTERN } from './webhook-signature.ts';
 
 // The only reader of process.env. Every variable is documented in .env.example; a bad value
 // stops start-up with one line naming the variable (see ConfigError).
@@ -167,6 +168,11 @@ const variables = z.object({
   AUDIT_RETENTION_DAYS: int(90, 1, 3650),
   MESSAGING_PROVIDER: z.enum(['record', 'webhook']).default('record'),
   MESSAGING_WEBHOOK_URL: optionalUrl,
+  // Standard Webhooks signing secret of the messaging webhook (`whsec_` + base64 of ≥ 24 random
+  // bytes): the receiver verifies with it that a message came from this server.
+  MESSAGING_WEBHOOK_SECRET: optionalText.pipe(
+    z.string().regex(SIGNING_SECRET_PATTERN, 'expected whsec_ followed by base64 of at least 24 random bytes').optional(),
+  ),
 });
 
 /** Every environment variable the service reads. */
@@ -198,6 +204,13 @@ const schema = variables
     }
     if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['MESSAGING_WEBHOOK_URL'], message: 'required when MESSAGING_PROVIDER=webhook' });
+    }
+    if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MESSAGING_WEBHOOK_SECRET'],
+        message: 'required when MESSAGING_PROVIDER=webhook (every message is signed): echo "whsec_$(openssl rand -base64 32)"',
+      });
     }
     if (env.DATABASE_QUERY_TIMEOUT_MS < env.DATABASE_STATEMENT_TIMEOUT_MS) {
       // The client must outwait the server, or a slow statement is abandoned while it still runs.

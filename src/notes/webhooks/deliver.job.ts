@@ -2,10 +2,11 @@ import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpointsDisabled, webhookLag } from '../../platform/metrics/webhooks.ts';
+import { signedHeaders } from '../../platform/webhook-signature.ts';
 import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recordOutcome } from './deliveries.repo.ts';
 import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
 import { type DeliverJob, DeliverPayload } from './outbox.ts';
-import { type SecretBox, SecretUnreadableError, signatureHeader } from './secrets.ts';
+import { type SecretBox, SecretUnreadableError } from './secrets.ts';
 import { postJson, SendTimeoutError, withDeadline } from './sender.ts';
 import { type Resolver, resolveTarget, TargetRefusedError } from './target-guard.ts';
 
@@ -102,12 +103,7 @@ async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, b
     if (error instanceof SecretUnreadableError) return { error: error.message, retryable: false };
     throw error;
   }
-  const timestamp = Math.floor(Date.now() / 1000);
-  const headers = {
-    'webhook-id': eventId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(secrets, eventId, timestamp, body),
-  };
+  const headers = signedHeaders(secrets, eventId, body);
   try {
     // One deadline for the whole exchange, DNS lookup included.
     const startedAt = Date.now();

@@ -1,24 +1,6 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-
-// Standard Webhooks secrets: `whsec_` + base64 of random bytes; the bytes are the HMAC key.
-const SECRET_PREFIX = 'whsec_';
-const SECRET_BYTES = 24;
-
-export function generateSigningSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
-}
-
-/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per secret, space-separated (the scheme's form). */
-export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
-  return secrets
-    .map((secret) => {
-      const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
-      return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
-    })
-    .join(' ');
-}
 
 /**
  * Encrypts signing secrets at rest with AES-256-GCM. The endpoint id is the additional data, so a
