@@ -11,6 +11,12 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 const optionalUrl = optionalText.pipe(z.url().optional());
+const secretKey = optionalText.pipe(
+  z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 32 bytes as base64 or 64 hex characters')
+    .optional(),
+);
 const optionalPort = optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional());
 
 const trustProxy = z
@@ -128,12 +134,9 @@ const variables = z.object({
   WEBHOOK_DISABLE_AFTER_SECONDS: int(259_200, 1),
   WEBHOOK_RETENTION_DAYS: int(30, 1, 3650),
   // AES-256-GCM key for webhook signing secrets at rest: 32 bytes as base64 or 64 hex characters.
-  WEBHOOK_SECRET_KEY: optionalText.pipe(
-    z
-      .string()
-      .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 32 bytes as base64 or 64 hex characters')
-      .optional(),
-  ),
+  // Required with DATABASE_URL (docs/webhooks.md); after a rotation the old key goes in _PREVIOUS.
+  WEBHOOK_SECRET_KEY: secretKey,
+  WEBHOOK_SECRET_KEY_PREVIOUS: secretKey,
   REDIS_URL: optionalText.pipe(
     z
       .string()

@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpointsDisabled, webhookLag } from '../../platform/metrics/webhooks.ts';
@@ -101,6 +102,9 @@ async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, b
     secrets = activeSecrets(deps.secrets(), endpoint);
   } catch (error) {
     if (error instanceof SecretUnreadableError) return { error: error.message, retryable: false };
+    // The operator may still set the key: retried on the schedule, failed when it runs out.
+    if (error instanceof AppError && error.code === 'WEBHOOK_KEY_MISSING')
+      return { error: 'WEBHOOK_KEY_MISSING: WEBHOOK_SECRET_KEY is not set', retryable: true };
     throw error;
   }
   const headers = signedHeaders(secrets, eventId, body);
