@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { notesCommands } from '../../src/notes/notes.cli.ts';
 import { keyIdOf, SecretBox, SecretUnreadableError } from '../../src/notes/webhooks/secrets.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
@@ -74,6 +75,7 @@ describe('with DATABASE_URL and no WEBHOOK_SECRET_KEY', () => {
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ code: 'WEBHOOK_KEY_MISSING' });
     expect(response.json().message).toMatch(/WEBHOOK_SECRET_KEY/);
+    expect(response.json().message).not.toMatch(/DATA_DIR/); // the operator's remedy is in the log
     expect(existsSync(path.join(t.config.DATA_DIR, 'webhook-secret.key'))).toBe(false);
     expect(existsSync(path.join(t.config.DATA_DIR, 'keys'))).toBe(false);
     const rows = (await t.db.database.db.execute(sql`select count(*)::int as n from webhook_endpoints`)) as unknown as {
@@ -126,6 +128,30 @@ describe('rotating the key', () => {
         }
       ).rows;
       expect(row?.s.startsWith(`v2.${keyIdOf(keyB)}.`)).toBe(true);
+
+      // Re-encryption of what is left under A (another endpoint), after which B alone opens everything.
+      const other = await first.app.inject({
+        method: 'POST',
+        url: '/notes/v1/webhooks',
+        headers: as(clinic.admin),
+        payload: { url: receiver.url, events: ['note.failed'] },
+      });
+      const reseal = notesCommands.find((command) => command.name === 'webhooks reseal-secrets')!;
+      const cli = { config, database: first.db.database, logger: createLogger(config, quiet) };
+      expect(await reseal.run(cli, {})).toEqual({ key_id: keyIdOf(keyB), endpoints: 2, resealed: 2, unreadable: [] });
+      expect(await reseal.run(cli, {})).toMatchObject({ resealed: 0, unreadable: [] }); // again: nothing left to do
+      const sealed = (
+        (await first.db.database.db.execute(
+          sql`select id, secret_encrypted as s, previous_secret_encrypted as p from webhook_endpoints`,
+        )) as unknown as { rows: { id: string; s: string; p: string | null }[] }
+      ).rows;
+      const onlyB = new SecretBox(keyB);
+      for (const endpoint of sealed) {
+        expect(endpoint.s.startsWith(`v2.${keyIdOf(keyB)}.`)).toBe(true);
+        onlyB.open(endpoint.s, endpoint.id);
+        if (endpoint.p) onlyB.open(endpoint.p, endpoint.id);
+      }
+      expect(onlyB.open(sealed.find((endpoint) => endpoint.id === other.json().id)!.s, other.json().id)).toBe(other.json().secret);
     } finally {
       await rotated.close().catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });

@@ -30,10 +30,10 @@ export function createWebhooksModule(config: Config, database: Database, jobQueu
   if (missing) logger.error({ variable: 'WEBHOOK_SECRET_KEY' }, KEY_MISSING_MESSAGE);
   let box: SecretBox | undefined;
   const secrets = () => {
-    if (missing) throw new AppError('WEBHOOK_KEY_MISSING', KEY_MISSING_MESSAGE);
+    if (missing) throw keyMissing();
     if (!box) {
       const keyring = loadSecretKeyring(config);
-      if (!keyring) throw new AppError('WEBHOOK_KEY_MISSING', KEY_MISSING_MESSAGE);
+      if (!keyring) throw keyMissing();
       box = new SecretBox(keyring.current, keyring.previous);
     }
     return box;
@@ -59,4 +59,12 @@ export function createWebhooksModule(config: Config, database: Database, jobQueu
       webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }),
     ],
   };
+}
+
+/** What a client is told (the operator's remedy is in the start-up log and docs/webhooks.md). */
+function keyMissing(): AppError {
+  return new AppError(
+    'WEBHOOK_KEY_MISSING',
+    'Webhooks are unavailable on this server until its operator sets WEBHOOK_SECRET_KEY (the key that encrypts signing secrets)',
+  );
 }
