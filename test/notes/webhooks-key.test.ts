@@ -1,4 +1,4 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { notesCommands } from '../../src/notes/notes.cli.ts';
+import { insertEndpoint } from '../../src/notes/webhooks/endpoints.repo.ts';
 import { keyIdOf, SecretBox, SecretUnreadableError } from '../../src/notes/webhooks/secrets.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
@@ -82,6 +83,31 @@ describe('with DATABASE_URL and no WEBHOOK_SECRET_KEY', () => {
       rows: { n: number }[];
     };
     expect(rows.rows[0]?.n).toBe(0);
+  });
+
+  it('retries a delivery to an endpoint registered before, instead of sending it unsigned', async () => {
+    // An endpoint from when the key was set (or from another server), sealed under some key.
+    const receiver = await startReceiver();
+    const id = randomUUID();
+    await insertEndpoint(
+      {
+        id,
+        clinicId: clinic.clinicId,
+        url: receiver.url,
+        events: ['note.completed'],
+        secretEncrypted: new SecretBox(keyA).seal('whsec_x', id),
+      },
+      t.db.database.db,
+    );
+    const test = await t.app.inject({ method: 'POST', url: `/notes/v1/webhooks/${id}/test`, headers: as(clinic.admin) });
+    expect(test.statusCode, test.body).toBe(202);
+    const waiting = await eventually(async () => {
+      const response = await t.app.inject({ method: 'GET', url: `/notes/v1/webhooks/${id}/deliveries`, headers: as(clinic.admin) });
+      const [delivery] = response.json().data as { attempts: number; status: string; last_error: string | null }[];
+      return delivery && delivery.attempts >= 1 && delivery.status !== 'delivering' ? delivery : undefined;
+    });
+    expect(waiting).toMatchObject({ status: 'pending', last_error: expect.stringMatching(/^WEBHOOK_KEY_MISSING/) });
+    expect(receiver.received).toHaveLength(0);
   });
 
   it('keeps serving everything else: an uploaded note completes', async () => {
