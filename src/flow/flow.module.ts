@@ -14,7 +14,9 @@ export interface FlowModule {
 }
 
 export function createMessagingProvider(config: Config): MessagingProvider {
-  return config.MESSAGING_PROVIDER === 'webhook' ? createWebhookProvider(config.MESSAGING_WEBHOOK_URL!) : createRecordProvider();
+  return config.MESSAGING_PROVIDER === 'webhook'
+    ? createWebhookProvider({ url: config.MESSAGING_WEBHOOK_URL!, secret: config.MESSAGING_WEBHOOK_SECRET! })
+    : createRecordProvider();
 }
 
 /** What the CRM tree needs before the app is built: its job definitions and the messaging provider. */

@@ -107,7 +107,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     listCountLimit: config.NOTES_LIST_COUNT_LIMIT,
   });
   await app.register(exportRoutes, { db });
-  await app.register(retryRoutes, { db, idempotent, jobs, transcribe: module.transcribe });
+  await app.register(retryRoutes, { db, idempotent, jobs, transcribe: module.transcribe, maxRetries: config.NOTE_MAX_RETRIES });
   await app.register(sectionRoutes, { db });
   await app.register(webhookRoutes, { db, webhooks: module.webhooks });
 }

@@ -1,6 +1,9 @@
 import { type CliCommand, CliError, requiredFlag } from '../platform/cli.ts';
 import { ClinicNotFoundError, createClinic, issueOperatorKey } from './clinics/clinics.service.ts';
 import { ROLES, type Role } from './keys/api-key.ts';
+import { resealSecrets } from './webhooks/reseal.ts';
+import { KEY_MISSING_MESSAGE, loadSecretKeyring } from './webhooks/secret-key.ts';
+import { SecretBox } from './webhooks/secrets.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -45,4 +48,14 @@ const keyCreate: CliCommand = {
   },
 };
 
-export const notesCommands: readonly CliCommand[] = [tenantCreate, keyCreate];
+/** After a key rotation: every webhook signing secret re-encrypted under WEBHOOK_SECRET_KEY. */
+const webhooksReseal: CliCommand = {
+  name: 'webhooks reseal-secrets',
+  async run({ config, database }) {
+    const keyring = loadSecretKeyring(config);
+    if (!keyring) throw new CliError(KEY_MISSING_MESSAGE);
+    return resealSecrets(new SecretBox(keyring.current, keyring.previous), database.db);
+  },
+};
+
+export const notesCommands: readonly CliCommand[] = [tenantCreate, keyCreate, webhooksReseal];

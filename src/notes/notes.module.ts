@@ -51,7 +51,7 @@ export function createNotesModule(
           prefix: config.S3_PREFIX,
         })
       : createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
-  const webhooks = createWebhooksModule(config, database, jobQueue);
+  const webhooks = createWebhooksModule(config, database, jobQueue, logger);
   const transcribe = transcribeJob({
     db: database.db,
     storage,

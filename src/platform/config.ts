@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fieldIssueOf } from './field-issue.ts';
+import { SIGNING_SECRET_PATTERN } from './webhook-signature.ts';
 
 // The only reader of process.env. Every variable is documented in .env.example; a bad value
 // stops start-up with one line naming the variable (see ConfigError).
@@ -11,6 +12,12 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 const optionalUrl = optionalText.pipe(z.url().optional());
+const secretKey = optionalText.pipe(
+  z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 32 bytes as base64 or 64 hex characters')
+    .optional(),
+);
 const optionalPort = optionalText.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional());
 
 const trustProxy = z
@@ -128,12 +135,9 @@ const variables = z.object({
   WEBHOOK_DISABLE_AFTER_SECONDS: int(259_200, 1),
   WEBHOOK_RETENTION_DAYS: int(30, 1, 3650),
   // AES-256-GCM key for webhook signing secrets at rest: 32 bytes as base64 or 64 hex characters.
-  WEBHOOK_SECRET_KEY: optionalText.pipe(
-    z
-      .string()
-      .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'expected 32 bytes as base64 or 64 hex characters')
-      .optional(),
-  ),
+  // Required with DATABASE_URL (docs/webhooks.md); after a rotation the old key goes in _PREVIOUS.
+  WEBHOOK_SECRET_KEY: secretKey,
+  WEBHOOK_SECRET_KEY_PREVIOUS: secretKey,
   REDIS_URL: optionalText.pipe(
     z
       .string()
@@ -144,6 +148,9 @@ const variables = z.object({
   AUDIO_MAX_BYTES: int(104_857_600, 1),
   AUDIO_MIN_SECONDS: int(10, 0),
   AUDIO_MAX_SECONDS: int(3600, 1),
+  // Retries accepted per failed note: each runs speech-to-text and drafting again (and is charged
+  // to the clinic's quota), so a client looping on retry cannot make one note cost without end.
+  NOTE_MAX_RETRIES: int(3, 0, 100),
   NOTES_LIST_COUNT_LIMIT: int(10_000, 1),
   RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: int(1000, 1),
   RATE_LIMIT_EDITOR_PER_MINUTE: int(500, 1),
@@ -171,6 +178,11 @@ const variables = z.object({
   AUDIT_RETENTION_DAYS: int(90, 1, 3650),
   MESSAGING_PROVIDER: z.enum(['record', 'webhook']).default('record'),
   MESSAGING_WEBHOOK_URL: optionalUrl,
+  // Standard Webhooks signing secret of the messaging webhook (`whsec_` + base64 of ≥ 24 random
+  // bytes): the receiver verifies with it that a message came from this server.
+  MESSAGING_WEBHOOK_SECRET: optionalText.pipe(
+    z.string().regex(SIGNING_SECRET_PATTERN, 'expected whsec_ followed by base64 of at least 24 random bytes').optional(),
+  ),
 });
 
 /** Every environment variable the service reads. */
@@ -202,6 +214,13 @@ const schema = variables
     }
     if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_URL) {
       ctx.addIssue({ code: 'custom', path: ['MESSAGING_WEBHOOK_URL'], message: 'required when MESSAGING_PROVIDER=webhook' });
+    }
+    if (env.MESSAGING_PROVIDER === 'webhook' && !env.MESSAGING_WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MESSAGING_WEBHOOK_SECRET'],
+        message: 'required when MESSAGING_PROVIDER=webhook (every message is signed): echo "whsec_$(openssl rand -base64 32)"',
+      });
     }
     if (env.DATABASE_QUERY_TIMEOUT_MS < env.DATABASE_STATEMENT_TIMEOUT_MS) {
       // The client must outwait the server, or a slow statement is abandoned while it still runs.

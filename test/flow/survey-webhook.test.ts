@@ -1,13 +1,16 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, expect, it } from 'vitest';
 import { eq } from '../../src/platform/db/drizzle.ts';
 import { chatMessages } from '../../src/platform/db/schema/index.ts';
+import { generateSigningSecret } from '../../src/platform/webhook-signature.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
-// The webhook messaging provider posts the survey message to a local receiver; a 503 is retried.
+// The webhook messaging provider posts the survey message, signed, to a local receiver; a 503 is retried.
 const received: Record<string, unknown>[] = [];
+const secret = generateSigningSecret();
 let failuresLeft = 1;
 const server = createServer((request, response) => {
   let text = '';
@@ -19,7 +22,8 @@ const server = createServer((request, response) => {
       response.writeHead(503).end();
       return;
     }
-    received.push(JSON.parse(text));
+    // Parsed only once its signature verifies (throws otherwise, and the test sees no message).
+    received.push(new Webhook(secret).verify(text, request.headers as Record<string, string>) as Record<string, unknown>);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'gw-123' }));
   });
 });
@@ -27,7 +31,10 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/messages`;
 
-const t = await createTestApp({ env: { ...CRM_TEST_ENV, MESSAGING_PROVIDER: 'webhook', MESSAGING_WEBHOOK_URL: url }, startWorkers: true });
+const t = await createTestApp({
+  env: { ...CRM_TEST_ENV, MESSAGING_PROVIDER: 'webhook', MESSAGING_WEBHOOK_URL: url, MESSAGING_WEBHOOK_SECRET: secret },
+  startWorkers: true,
+});
 const { app } = t;
 
 it('delivers the survey message to the configured webhook, retrying a failure', async () => {

@@ -33,13 +33,28 @@ describe('the SSRF guard', () => {
     '2002:7f00:1::', // 6to4 carrying 127.0.0.1
     '2002:a9fe:a9fe::1', // 6to4 carrying 169.254.169.254
     '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+    // Every other form of IPv6 that carries an IPv4 address:
+    '::ffff:0:7f00:1', // IPv4-translated (SIIT) carrying 127.0.0.1
+    '::ffff:0:169.254.169.254', // IPv4-translated, dotted
+    '::ffff:0:8.8.8.8', // IPv4-translated: reached through a translator we cannot see
+    '64:ff9b:1::a00:1', // NAT64 local-use prefix carrying 10.0.0.1
+    '64:ff9b:1:ffff::808:808', // NAT64 local-use prefix, anywhere in its /48
+    '::127.0.0.1', // IPv4-compatible (deprecated)
+    '::8.8.8.8',
+    '2606:4700::5efe:a00:1', // ISATAP interface id carrying 10.0.0.1
+    '2606:4700::200:5efe:a9fe:a9fe', // ISATAP (universal bit) carrying 169.254.169.254
+    '::ffff:100.64.0.1', // IPv4-mapped carrier-grade NAT
+    '1:2:3:4:5:6:7:8:9', // not an address we can read
   ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1'])('allows %s', (address) => {
-    expect(isPrivateAddress(address)).toBe(false);
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '2606:4700::5efe:808:808'])(
+    'allows %s',
+    (address) => {
+      expect(isPrivateAddress(address)).toBe(false);
+    },
+  );
 
   it('refuses http, literal private addresses and names that resolve to any private address', async () => {
     const resolver = async (host: string) =>
@@ -48,12 +63,17 @@ describe('the SSRF guard', () => {
             { address: '93.184.215.14', family: 4 },
             { address: '10.0.0.7', family: 4 },
           ]
-        : [{ address: '93.184.215.14', family: 4 }];
+        : host === 'translated.example.com'
+          ? [{ address: '64:ff9b:1::7f00:1', family: 6 }]
+          : [{ address: '93.184.215.14', family: 4 }];
     for (const url of [
       'http://hooks.example.com/x',
       'https://127.0.0.1/x',
       'https://[::1]/x',
       'https://[::ffff:169.254.169.254]/x',
+      'https://[::ffff:0:169.254.169.254]/x',
+      'https://[64:ff9b:1::a9fe:a9fe]/x',
+      'https://translated.example.com/x',
       'https://localhost/x',
       'https://intranet/x',
       'https://user:pw@hooks.example.com/x',

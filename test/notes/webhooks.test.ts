@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createWebhooksModule } from '../../src/notes/webhooks/webhooks.module.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
@@ -297,7 +298,7 @@ describe('retention', () => {
       sql`update webhook_events set created_at = now() - interval '31 days' where id in (${settled.event_id}, ${unsettled.event_id})`,
     );
     // The definition the app registered (jobs are matched by name); cron runs it daily.
-    const retention = createWebhooksModule(config, db.database, () => app.vetflow.jobs).jobs.find(
+    const retention = createWebhooksModule(config, db.database, () => app.vetflow.jobs, createLogger(config)).jobs.find(
       (job) => job.name === 'notes.webhook-retention',
     );
     await app.vetflow.jobs.send(retention!, {});
@@ -312,7 +313,7 @@ describe('signing secrets', () => {
     expect(secrets.length).toBeGreaterThan(5);
     const tables = await db.database.db.execute(sql`select string_agg(t::text, ' ') as dump from webhook_endpoints t`);
     const dump = String((tables as unknown as { rows: { dump: string }[] }).rows[0]?.dump);
-    expect(dump).toContain('v1.');
+    expect(dump).toContain('v2.'); // sealed, with the id of the key that sealed it
     const logText = logs.join('\n');
     expect(logText).toContain('webhook delivery attempt');
     for (const secret of secrets) {

@@ -70,6 +70,8 @@ describe.skipIf(!database)('traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOI
       TRANSCRIPTION_PROVIDER: 'openai',
       TRANSCRIPTION_BASE_URL: whisper.baseUrl,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // On Postgres the webhook encryption key comes from the environment only.
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 5).toString('base64'),
       JOB_POLLING_INTERVAL_SECONDS: '0.5',
     });
     try {

@@ -12,7 +12,10 @@ const RetryAccepted = z
 
 const common = {
   tags: ['Notes'],
-  description: 'Only a failed note: its failure is cleared and it is processed again. `Idempotency-Key` is honoured (24 h).',
+  description:
+    'Only a failed note: its failure is cleared and it is processed again. A retry counts against the monthly quota like an upload of ' +
+    'the same audio (403 `QUOTA_EXCEEDED`), and a note can be retried a limited number of times (422 `NOTE_RETRY_LIMIT`; ' +
+    'NOTE_MAX_RETRIES, 3 by default). `Idempotency-Key` is honoured (24 h): a replay is not counted again.',
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
 };
 

@@ -4,15 +4,19 @@ import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
+import { chargeClinicQuota } from '../clinics/quota.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
-import { requeueFailedNote } from '../store/notes.repo.ts';
+import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
+import { recordRetry, retriesOf } from './retry.repo.ts';
 
 export interface RetryDeps {
   db: Db;
   idempotent: Idempotent;
   jobs: JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
+  /** Retries accepted per note (NOTE_MAX_RETRIES); each runs transcription and drafting again. */
+  maxRetries: number;
 }
 
 export interface RetryResult {
@@ -27,16 +31,21 @@ const SCOPE = 'POST /notes/retry';
  * failed → pending, failure cleared, one new job. The state change is a conditional update, so of
  * two simultaneous retries exactly one wins (and sends the job); the other sees a note that is no
  * longer failed — and, when both carried the same Idempotency-Key, answers with the winner's
- * answer (`idempotent`'s race rule: its update waited for the winner's commit).
+ * answer (`idempotent`'s race rule: its update waited for the winner's commit). A retry costs what
+ * an upload costs (speech-to-text and drafting again), so it is charged to the clinic's monthly
+ * quota and capped per note; a refused retry writes nothing.
  */
 export function retryService(deps: RetryDeps) {
   return bindService(deps, { retry: retryNote });
 }
 
 async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
-  await noteOfClinic(caller, noteId, deps.db);
+  const found = await noteOfClinic(caller, noteId, deps.db);
   const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint: noteId, reusedFor: 'another note' };
   return deps.idempotent<RetryResult['body']>(request, async (tx) => {
+    // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
+    // other retry or upload of this clinic that committed before this one.
+    await lockClinicQuota(caller.clinicId, tx);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       const current = await noteOfClinic(caller, noteId, tx);
@@ -44,6 +53,15 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
         transcription_status: current.transcriptionStatus,
       });
     }
+    const retries = await retriesOf(note.id, tx);
+    if (retries >= deps.maxRetries) {
+      throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
+        retries,
+        max_retries: deps.maxRetries,
+      });
+    }
+    await chargeClinicQuota(caller.clinicId, found.audioDurationSeconds, tx);
+    await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
-import { clinics, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
+import { clinics, noteRetries, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
 import type { Section } from '../../providers/sectioning/port.ts';
 
@@ -56,13 +56,20 @@ export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number 
   return row?.quotaMinutes ?? null;
 }
 
-/** Seconds of audio the clinic uploaded since `since` (failed notes included: they were processed). */
+/**
+ * Seconds of audio the clinic had processed since `since`: its uploads (failed notes included:
+ * they were processed) and its retries, each counted when it was made.
+ */
 export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): Promise<number> {
-  const [row] = await tx
+  const [uploaded] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${notes.audioDurationSeconds}), 0)::float8` })
     .from(notes)
     .where(and(eq(notes.clinicId, clinicId), gte(notes.createdAt, since)));
-  return Number(row?.seconds ?? 0);
+  const [retried] = await tx
+    .select({ seconds: sql<number>`coalesce(sum(${noteRetries.audioDurationSeconds}), 0)::float8` })
+    .from(noteRetries)
+    .where(and(eq(noteRetries.clinicId, clinicId), gte(noteRetries.createdAt, since)));
+  return Number(uploaded?.seconds ?? 0) + Number(retried?.seconds ?? 0);
 }
 
 /**

@@ -10,8 +10,9 @@ import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
+import { chargeClinicQuota } from '../clinics/quota.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
-import { audioSecondsSince, insertNote, lockClinicQuota } from '../store/notes.repo.ts';
+import { insertNote } from '../store/notes.repo.ts';
 import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
@@ -75,8 +76,7 @@ export async function createNote(
       request,
       async (tx) => {
         const { key, format, duration } = stored!;
-        const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
-        if (quotaMinutes !== null) await checkQuota(tx, caller.clinicId, quotaMinutes, duration);
+        await chargeClinicQuota(caller.clinicId, duration, tx);
         const note = await insertNote(
           {
             id: noteId,
@@ -140,18 +140,4 @@ function invalidFormat(received: string): AppError {
     expected: ACCEPTED_FORMATS,
     received,
   });
-}
-
-async function checkQuota(tx: Db, clinicId: string, quotaMinutes: number, durationSeconds: number): Promise<void> {
-  const now = new Date();
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const usedMinutes = (await audioSecondsSince(clinicId, monthStart, tx)) / 60;
-  if (usedMinutes + durationSeconds / 60 > quotaMinutes) {
-    throw new AppError('QUOTA_EXCEEDED', 'The monthly processing quota of this clinic would be exceeded', {
-      current_usage: Math.round(usedMinutes * 100) / 100,
-      quota_limit: quotaMinutes,
-      reset_date: toTimestamp(nextMonth),
-    });
-  }
 }

@@ -1,11 +1,13 @@
 import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpointsDisabled, webhookLag } from '../../platform/metrics/webhooks.ts';
+import { signedHeaders } from '../../platform/webhook-signature.ts';
 import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recordOutcome } from './deliveries.repo.ts';
 import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
 import { type DeliverJob, DeliverPayload } from './outbox.ts';
-import { type SecretBox, SecretUnreadableError, signatureHeader } from './secrets.ts';
+import { type SecretBox, SecretUnreadableError } from './secrets.ts';
 import { postJson, SendTimeoutError, withDeadline } from './sender.ts';
 import { type Resolver, resolveTarget, TargetRefusedError } from './target-guard.ts';
 
@@ -100,14 +102,12 @@ async function send(deps: DeliverDeps, endpoint: EndpointRow, eventId: string, b
     secrets = activeSecrets(deps.secrets(), endpoint);
   } catch (error) {
     if (error instanceof SecretUnreadableError) return { error: error.message, retryable: false };
+    // The operator may still set the key: retried on the schedule, failed when it runs out.
+    if (error instanceof AppError && error.code === 'WEBHOOK_KEY_MISSING')
+      return { error: 'WEBHOOK_KEY_MISSING: WEBHOOK_SECRET_KEY is not set', retryable: true };
     throw error;
   }
-  const timestamp = Math.floor(Date.now() / 1000);
-  const headers = {
-    'webhook-id': eventId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(secrets, eventId, timestamp, body),
-  };
+  const headers = signedHeaders(secrets, eventId, body);
   try {
     // One deadline for the whole exchange, DNS lookup included.
     const startedAt = Date.now();

@@ -87,3 +87,38 @@ export async function markEndpointFailing(id: string, disableAfterSeconds: numbe
     .returning({ id: webhookEndpoints.id });
   return disabled.length > 0;
 }
+
+export type SealedSecrets = Pick<EndpointRow, 'id' | 'secretEncrypted' | 'previousSecretEncrypted'>;
+
+/** Every endpoint's sealed secrets (the operator's re-encryption after a key rotation walks them). */
+export async function allSealedSecrets(db: Db): Promise<SealedSecrets[]> {
+  return db
+    .select({
+      id: webhookEndpoints.id,
+      secretEncrypted: webhookEndpoints.secretEncrypted,
+      previousSecretEncrypted: webhookEndpoints.previousSecretEncrypted,
+    })
+    .from(webhookEndpoints)
+    .orderBy(webhookEndpoints.id);
+}
+
+/**
+ * Replaces an endpoint's sealed secrets only if they are still `before`: a secret rotated through
+ * the API meanwhile is newer than the re-encryption's and is kept. True when replaced.
+ */
+export async function replaceSealedSecrets(before: SealedSecrets, after: Omit<SealedSecrets, 'id'>, db: Db): Promise<boolean> {
+  const rows = await db
+    .update(webhookEndpoints)
+    .set({ ...after, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(webhookEndpoints.id, before.id),
+        eq(webhookEndpoints.secretEncrypted, before.secretEncrypted),
+        before.previousSecretEncrypted === null
+          ? sql`${webhookEndpoints.previousSecretEncrypted} is null`
+          : eq(webhookEndpoints.previousSecretEncrypted, before.previousSecretEncrypted),
+      ),
+    )
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}

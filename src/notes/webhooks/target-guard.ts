@@ -24,8 +24,10 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 96], // unspecified, loopback, IPv4-compatible
-  ['64:ff9b::', 96], // NAT64: an IPv4 address in disguise
+  ['::', 96], // unspecified, loopback, IPv4-compatible (::a.b.c.d)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT, ::ffff:0:a.b.c.d): reaches the IPv4 address through a translator
+  ['64:ff9b::', 96], // NAT64, well-known prefix: an IPv4 address in disguise
+  ['64:ff9b:1::', 48], // NAT64, local-use prefix (RFC 8215): the operator's own translator, to any IPv4
   ['100::', 64], // discard
   ['2001::', 32], // Teredo: tunnels to an (obfuscated) IPv4 address
   ['2001:db8::', 32], // documentation
@@ -37,27 +39,44 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for private, loopback, link-local, unspecified, multicast and reserved addresses (v4, v6, v4-mapped v6). */
+/**
+ * True for private, loopback, link-local, unspecified, multicast and reserved addresses (v4, v6),
+ * and for every IPv6 form that carries an IPv4 address (RFC 6052 §2, RFC 4291 §2.5.5):
+ * IPv4-compatible, IPv4-translated, both NAT64 prefixes and Teredo are refused whole (what they
+ * reach depends on a translator or tunnel we cannot see); IPv4-mapped, 6to4 and ISATAP are judged
+ * by the IPv4 address they carry as well.
+ */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
   const embedded = embeddedIpv4Of(address);
-  if (embedded) return blocked.check(embedded, 'ipv4');
+  if (embedded === null) return true; // not parseable as we read it: refuse rather than guess
+  if (embedded && blocked.check(embedded, 'ipv4')) return true;
+  // A mapped address is the IPv4 address itself; the other forms also route by their IPv6 prefix.
+  if (embedded && isMapped(address)) return false;
   return blocked.check(address, 'ipv6');
 }
 
 /**
  * The IPv4 address an IPv6 address carries and reaches: IPv4-mapped (`::ffff:a.b.c.d`, also in hex
- * groups) or 6to4 (`2002:AABB:CCDD::/48` → `a.b.c.d`, reached through a 6to4 relay).
+ * groups), 6to4 (`2002:AABB:CCDD::/48` → `a.b.c.d`, reached through a 6to4 relay) or ISATAP
+ * (interface id `0:5efe:a.b.c.d` or `200:5efe:a.b.c.d`, tunnelled to that IPv4 address). Undefined
+ * when it carries none, null when it cannot be read.
  */
-function embeddedIpv4Of(address: string): string | undefined {
+function embeddedIpv4Of(address: string): string | undefined | null {
   const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, ''));
-  if (!groups) return undefined;
+  if (!groups) return null;
   const dotted = (high = 0, low = 0) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return dotted(groups[6], groups[7]);
   if (groups[0] === 0x2002) return dotted(groups[1], groups[2]);
+  if ((groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe) return dotted(groups[6], groups[7]);
   return undefined;
+}
+
+function isMapped(address: string): boolean {
+  const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, '')) ?? [];
+  return groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
 }
 
 function expandIpv6(address: string): number[] | undefined {

@@ -1,26 +1,41 @@
 import type { Config } from '../../platform/config.ts';
 import type { Database } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
 import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { deliverJob } from './deliver.job.ts';
 import { type NoteEvents, noteEvents } from './note-events.ts';
 import { Outbox } from './outbox.ts';
 import { webhookRetentionJob } from './retention.job.ts';
-import { loadSecretKey, SecretBox } from './secrets.ts';
+import { KEY_MISSING_MESSAGE, loadSecretKeyring, secretKeyMissing } from './secret-key.ts';
+import { SecretBox } from './secrets.ts';
 import { sweepJob } from './sweep.job.ts';
 
 export interface WebhooksModule {
   readonly outbox: Outbox;
   readonly noteEvents: NoteEvents;
-  /** The encryption of signing secrets; its key is read (or generated) on first use. */
+  /**
+   * The encryption of signing secrets; its key is read (or, on the embedded database, generated)
+   * on first use. Throws 503 WEBHOOK_KEY_MISSING on Postgres without WEBHOOK_SECRET_KEY.
+   */
   readonly secrets: () => SecretBox;
   readonly allowPrivateTargets: boolean;
   readonly jobs: readonly JobDefinition<any>[];
 }
 
-export function createWebhooksModule(config: Config, database: Database, jobQueue: () => JobQueue): WebhooksModule {
+export function createWebhooksModule(config: Config, database: Database, jobQueue: () => JobQueue, logger: Logger): WebhooksModule {
+  // Everything else keeps working without the key (uploads, notes, the CRM): only what needs it
+  // is refused, so a server started without it is still of use while the operator adds it.
+  const missing = secretKeyMissing(config);
+  if (missing) logger.error({ variable: 'WEBHOOK_SECRET_KEY' }, KEY_MISSING_MESSAGE);
   let box: SecretBox | undefined;
   const secrets = () => {
-    box ??= new SecretBox(loadSecretKey(config.WEBHOOK_SECRET_KEY, config.DATA_DIR));
+    if (missing) throw keyMissing();
+    if (!box) {
+      const keyring = loadSecretKeyring(config);
+      if (!keyring) throw keyMissing();
+      box = new SecretBox(keyring.current, keyring.previous);
+    }
     return box;
   };
   const deliver = deliverJob({
@@ -44,4 +59,12 @@ export function createWebhooksModule(config: Config, database: Database, jobQueu
       webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }),
     ],
   };
+}
+
+/** What a client is told (the operator's remedy is in the start-up log and docs/webhooks.md). */
+function keyMissing(): AppError {
+  return new AppError(
+    'WEBHOOK_KEY_MISSING',
+    'Webhooks are unavailable on this server until its operator sets WEBHOOK_SECRET_KEY (the key that encrypts signing secrets)',
+  );
 }

@@ -36,7 +36,7 @@ export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
           'endpoint with its secret, not the `{status, data}` envelope of the other webhook routes.',
         tags,
         body: CreateWebhookBody,
-        response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429) },
+        response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -123,7 +123,7 @@ export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
         description: 'During the overlap `webhook-signature` carries two signatures: `v1,<new> v1,<old>`.',
         tags,
         params: WebhookIdParams,
-        response: { 200: RotatedSecretEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: RotatedSecretEnvelope, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => ({ status: 'success' as const, data: await webhooks.rotateSecret(notesCallerOf(request), request.params.id) }),

@@ -4,6 +4,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
+import { generateSigningSecret } from '../../platform/webhook-signature.ts';
 import type { NotesCaller } from '../callers.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
 import {
@@ -16,7 +17,6 @@ import {
   updateEndpoint,
 } from './endpoints.repo.ts';
 import { TEST_EVENT_TYPE } from './outbox.ts';
-import { generateSigningSecret } from './secrets.ts';
 import { checkTargetUrl, TargetRefusedError } from './target-guard.ts';
 import type { WebhooksModule } from './webhooks.module.ts';
 import type { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody } from './webhooks.schemas.ts';
