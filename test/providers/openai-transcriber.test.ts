@@ -33,7 +33,6 @@ function fixtureInput(overrides: Partial<TranscriptionInput> = {}): Transcriptio
     sizeBytes: statSync(audioPath).size,
     durationSeconds: 23.7,
     sha256: createHash('sha256').update(audioBytes).digest('hex'),
-    patientName: 'Thor',
     ...overrides,
   };
 }

@@ -18,7 +18,7 @@ function input(seed: string, patientName = 'Thor', durationSeconds = 120): Trans
     sizeBytes: seed.length,
     durationSeconds,
     sha256: createHash('sha256').update(seed).digest('hex'),
-    patientName,
+    sandbox: { patientName },
   };
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/errors.ts';
-import { parseBody } from '../http/body.ts';
+import { parseInput } from '../http/parse-input.ts';
 import { type ContactUpsert, ContactUpsertBody } from './contact.schemas.ts';
 import type { ContactFields } from './contacts.repo.ts';
 import { normalizePhone } from './phone.ts';
@@ -28,7 +28,7 @@ export function parseContactUpsert(raw: unknown): ContactUpsert {
       reason: 'not accepted',
     });
   }
-  return parseBody(ContactUpsertBody, raw);
+  return parseInput(ContactUpsertBody, raw);
 }
 
 export function phoneOrThrow(value: string, field = 'phone'): string {

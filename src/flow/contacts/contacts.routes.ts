@@ -4,8 +4,8 @@ import { errorBodyOf } from '../../platform/http/error-handler.ts';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { parseBody } from '../http/body.ts';
 import { WorkspaceParams } from '../http/params.ts';
+import { parseInput } from '../http/parse-input.ts';
 import { keyCaller } from '../request-context.ts';
 import {
   BATCH_MAX_ITEMS,
@@ -92,7 +92,7 @@ export async function externalContactRoutes(app: AppInstance) {
       },
     },
     async (request, reply) => {
-      const { contacts: items } = parseBody(ContactBatchEnvelope, request.body);
+      const { contacts: items } = parseInput(ContactBatchEnvelope, request.body);
       const meta = { requestId: request.id, ip: request.ip, idempotencyKey: idempotencyKeyOf(request) };
       const result = await upserter.batchUpsert(keyCaller(request), items, meta);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
@@ -124,7 +124,7 @@ export async function externalContactRoutes(app: AppInstance) {
       },
     },
     async (request) => {
-      const query = parseBody(ContactChangesQuery, request.query);
+      const query = parseInput(ContactChangesQuery, request.query, 'query');
       const page = await changes.listContactChanges(keyCaller(request), query);
       return {
         data: page.changes.map((change) => ({

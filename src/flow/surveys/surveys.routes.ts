@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import type { FlowModule } from '../flow.module.ts';
-import { parseBody } from '../http/body.ts';
+import { parseInput } from '../http/parse-input.ts';
 import { keyCaller } from '../request-context.ts';
 import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, surveysService } from './surveys.service.ts';
 
@@ -49,6 +49,6 @@ export async function externalSurveyRoutes(app: AppInstance, { module }: { modul
         response: { 200: TriggerResult, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => surveys.triggerSurvey(keyCaller(request), parseBody(TriggerBody, request.body)),
+    async (request) => surveys.triggerSurvey(keyCaller(request), parseInput(TriggerBody, request.body)),
   );
 }

@@ -55,7 +55,7 @@ export async function transcribeNoteAudio(
     sizeBytes: note.audioBytes,
     durationSeconds: note.audioDurationSeconds,
     sha256: note.audioSha256,
-    patientName: note.name,
+    sandbox: { patientName: note.name },
   };
   const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
   transcriptionChunks.observe(plan?.length ?? 1);

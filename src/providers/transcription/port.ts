@@ -49,8 +49,12 @@ export interface TranscriptionInput {
   durationSeconds: number;
   /** Hex SHA-256 of the audio bytes. */
   sha256: string;
-  /** The patient's name as given at upload (the sandbox fails on `FAIL`). */
-  patientName: string;
+  /**
+   * Read by the sandbox only, which has no audio to understand: the patient's name it puts in its
+   * made-up consultation, and whose value `FAIL` makes it fail on purpose. A real provider reads
+   * nothing but the audio.
+   */
+  sandbox?: { patientName: string };
 }
 
 export interface TranscriptionProvider {

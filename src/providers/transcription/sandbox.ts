@@ -65,11 +65,12 @@ function timeSegments(sentences: string[], durationSeconds: number): TranscriptS
   });
 }
 
-export function sandboxTranscript(input: Pick<TranscriptionInput, 'sha256' | 'patientName' | 'durationSeconds'>): Transcript {
-  const choose = chooser(input.sha256, input.patientName);
+export function sandboxTranscript(input: Pick<TranscriptionInput, 'sha256' | 'sandbox' | 'durationSeconds'>): Transcript {
+  const patientName = input.sandbox?.patientName ?? '';
+  const choose = chooser(input.sha256, patientName);
   const scenario = SCENARIOS[choose(0, SCENARIOS.length)]!;
   const style = STYLES[choose(1, STYLES.length)]!;
-  const name = input.patientName.trim() || 'paciente';
+  const name = patientName.trim() || 'paciente';
   const values = {
     name,
     days: String(2 + choose(2, 6)),
@@ -96,7 +97,7 @@ export function createSandboxTranscriber(options: SandboxTranscriberOptions = {}
     name: 'sandbox',
     async transcribe(input, signal) {
       signal.throwIfAborted();
-      if (input.patientName.trim().toLowerCase() === 'fail') {
+      if (input.sandbox?.patientName.trim().toLowerCase() === 'fail') {
         throw new ProviderError('SANDBOX_FORCED_FAILURE', 'The sandbox transcriber fails on purpose for a patient named FAIL', {
           retryable: false,
         });
