@@ -41,8 +41,8 @@ interface Target {
   document: OpenApiDocument;
 }
 
-// Logging out would end the session every other CRM request uses.
-const SKIPPED = new Set(['POST /flow/v1/api/auth/logout']);
+// Logging out (here or everywhere) would end the session every other CRM request uses.
+const SKIPPED = new Set(['POST /flow/v1/api/auth/logout', 'POST /flow/v1/api/auth/logout-everywhere']);
 const targets: Target[] = documents
   .flatMap((document) => {
     const base = new URL(document.servers?.[0]?.url ?? 'http://x').pathname.replace(/\/$/, '');

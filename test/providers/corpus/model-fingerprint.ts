@@ -1,0 +1,43 @@
+// What the shipped sectioner model was trained from: hashes of the labelled corpus, of the code
+// that learns and applies the model, and of model.json itself. `npm run train:sectioner` writes them
+// next to the model; a test recomputes them in milliseconds, where retraining takes a minute or
+// more (`npm run check:sectioner` retrains and compares, for when that proof is wanted).
+
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ModelFingerprint {
+  corpus: string;
+  training_code: string;
+  model: string;
+}
+
+const SECTIONING = new URL('../../../src/providers/sectioning/', import.meta.url);
+const CORPUS = new URL('./', import.meta.url);
+export const MODEL_URL = new URL('model.json', SECTIONING);
+export const FINGERPRINT_URL = new URL('model.fingerprint.json', SECTIONING);
+
+function sha256Of(urls: URL[]): string {
+  const hash = createHash('sha256');
+  for (const url of urls) {
+    // The file's name too, so that moving content between files changes the hash.
+    hash.update(url.pathname.slice(url.pathname.lastIndexOf('/') + 1)).update('\0');
+    hash.update(readFileSync(url)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+const sorted = (dir: URL, suffix: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(suffix))
+    .sort()
+    .map((name) => new URL(name, dir));
+
+/** The fingerprint of the corpus, the sectioning code and the model as they are on disk now. */
+export function currentFingerprint(): ModelFingerprint {
+  return {
+    corpus: sha256Of([new URL('tuning.json', CORPUS), new URL('held-out.json', CORPUS), ...sorted(new URL('batches/', CORPUS), '.json')]),
+    training_code: sha256Of([...sorted(SECTIONING, '.ts'), new URL('corpus.ts', CORPUS)]),
+    model: sha256Of([MODEL_URL]),
+  };
+}
