@@ -49,21 +49,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const logger = overrides.logger ?? createLogger(config);
   const ownsDatabase = overrides.database === undefined;
   const database = overrides.database ?? (await openDatabase(config));
-  let jobs: JobQueue | undefined;
-  const jobQueue = () => {
-    if (!jobs) throw new Error('job queue not started');
-    return jobs;
-  };
   const availability = new DatabaseAvailability(() => database.ping(), logger.child({ component: 'database' }), database.link);
-  const notesModule = createNotesModule(config, database, jobQueue, logger, overrides.notesProviders);
-  const flowModule = createFlowModule(config, database, overrides.messagingProvider);
+  // The composition root: the job queue first, then each tree registers its jobs on it and binds
+  // its services once, then the queue starts with every queue known.
+  const jobs = new JobQueue(database, config, logger, availability);
+  const notesModule = createNotesModule(config, database, jobs, logger, overrides.notesProviders);
+  const flowModule = createFlowModule(config, database, jobs, overrides.messagingProvider);
+  for (const definition of overrides.jobs ?? []) jobs.register(definition);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
-    jobs = new JobQueue(database, config, logger, [...notesModule.jobs, ...flowModule.jobs, ...(overrides.jobs ?? [])], availability);
     await jobs.start();
   } catch (error) {
     availability.stop();
-    await jobs?.stop(1_000).catch(() => {});
+    await jobs.stop(1_000).catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;
   }

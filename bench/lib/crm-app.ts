@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
-import { createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
+import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
@@ -38,12 +38,11 @@ export async function startCrmBench(options: { scopes: CrmScope[]; prepare?: (ap
   options.prepare?.(app);
   await app.ready();
   const run = Date.now().toString(36);
-  const { workspace } = await createWorkspace(
-    OPERATOR,
-    { name: `bench ${run}`, adminEmail: `bench-${run}@bench.example`, adminPassword: 'bench-password-1' },
-    14,
-    database.db,
-  );
+  const { workspace } = await workspacesService({ db: database.db, logN: 14 }).createWorkspace(OPERATOR, {
+    name: `bench ${run}`,
+    adminEmail: `bench-${run}@bench.example`,
+    adminPassword: 'bench-password-1',
+  });
   const { token } = await crmKeysService(database.db).issueApiKey(OPERATOR, workspace.id, { name: 'bench', scopes: options.scopes });
   const { port } = (await app.listen({ host: '127.0.0.1', port: 0 }).then(() => app.server.address())) as { port: number };
   return {

@@ -3,7 +3,7 @@ import { claimSetting, stampedValue, updateSetting } from '../platform/db/app-se
 import type { Db } from '../platform/db/client.ts';
 import { OPERATOR } from './callers.ts';
 import { anyWorkspaceExists } from './workspaces/workspaces.repo.ts';
-import { createWorkspace } from './workspaces/workspaces.service.ts';
+import { workspacesService } from './workspaces/workspaces.service.ts';
 
 export interface DemoLogin {
   workspaceId: string;
@@ -27,12 +27,12 @@ export async function ensureDemoWorkspace(passwordLogN: number, db: Db): Promise
     if (!marked || (await anyWorkspaceExists(tx))) return null;
 
     const password = randomBytes(15).toString('base64url');
-    const { workspace } = await createWorkspace(
-      OPERATOR,
-      { name: 'Demo workspace', adminEmail: DEMO_ADMIN_EMAIL, adminPassword: password },
-      passwordLogN,
-      tx,
-    );
+    // Bound to this transaction: the workspace and the "done" mark commit together.
+    const { workspace } = await workspacesService({ db: tx, logN: passwordLogN }).createWorkspace(OPERATOR, {
+      name: 'Demo workspace',
+      adminEmail: DEMO_ADMIN_EMAIL,
+      adminPassword: password,
+    });
     await updateSetting(DONE_KEY, stampedValue({ workspace_id: workspace.id }), tx);
     return { workspaceId: workspace.id, workspaceName: workspace.name, email: DEMO_ADMIN_EMAIL, password };
   });

@@ -39,15 +39,16 @@ export async function flowApi(app: AppInstance, { module }: { module: FlowModule
   const unfollow = followCrmKeyInvalidations(database.db, database.invalidation);
   app.addHook('onClose', async () => unfollow());
   // CRM-side routes: each declares a session role (or 'public') and gets the session guard from it.
+  const { services } = module;
   await app.register(async (crm) => {
-    enforceSessionAccess(crm);
-    await crm.register(authRoutes);
-    await crm.register(crmKeyRoutes);
-    await crm.register(userRoutes);
-    await crm.register(crmContactRoutes);
-    await crm.register(auditRoutes);
-    await crm.register(pipelineRoutes);
-    await crm.register(settingsRoutes);
+    enforceSessionAccess(crm, services.sessions);
+    await crm.register(authRoutes, { sessions: services.sessions });
+    await crm.register(crmKeyRoutes, { keys: services.keys });
+    await crm.register(userRoutes, { users: services.users });
+    await crm.register(crmContactRoutes, { contacts: services.crmContacts });
+    await crm.register(auditRoutes, { audit: services.audit });
+    await crm.register(pipelineRoutes, { pipeline: services.pipeline });
+    await crm.register(settingsRoutes, { settings: services.settings });
   });
-  await app.register(externalApi, { prefix: '/external', module });
+  await app.register(externalApi, { prefix: '/external', services });
 }

@@ -3,8 +3,8 @@ import { type CliCommand, type CliContext, CliError, requiredFlag } from '../pla
 import { AppError } from '../platform/errors.ts';
 import { OPERATOR } from './callers.ts';
 import { crmKeysService } from './keys/keys.service.ts';
-import { createUser } from './users/users.service.ts';
-import { changeWorkspace, createWorkspace } from './workspaces/workspaces.service.ts';
+import { usersService } from './users/users.service.ts';
+import { workspacesService } from './workspaces/workspaces.service.ts';
 
 // Operator commands of the CRM side . Output shapes are a contract that operators script against: change them never.
 
@@ -45,7 +45,9 @@ const workspaceCreate: CliCommand = {
       adminPassword: requiredFlag(values, 'admin-password'),
       contactSyncPolicy: choiceFlag(values, 'sync-policy', ['flow', 'erp'] as const),
     };
-    const { workspace, adminUserId } = await asCli(() => createWorkspace(OPERATOR, input, config.PASSWORD_SCRYPT_LOG_N, database.db));
+    const { workspace, adminUserId } = await asCli(() =>
+      workspacesService({ db: database.db, logN: config.PASSWORD_SCRYPT_LOG_N }).createWorkspace(OPERATOR, input),
+    );
     return { workspace_id: workspace.id, admin_user_id: adminUserId };
   },
 };
@@ -53,12 +55,14 @@ const workspaceCreate: CliCommand = {
 const workspaceUpdate: CliCommand = {
   name: 'workspace update',
   options: { workspace: text, billing: text, 'sync-policy': text },
-  async run({ database }: CliContext, values) {
+  async run({ config, database }: CliContext, values) {
     const workspaceId = uuidFlag(values, 'workspace');
     const billingStatus = choiceFlag(values, 'billing', ['active', 'suspended'] as const);
     const contactSyncPolicy = choiceFlag(values, 'sync-policy', ['flow', 'erp'] as const);
     const changes = { ...(billingStatus ? { billingStatus } : {}), ...(contactSyncPolicy ? { contactSyncPolicy } : {}) };
-    const workspace = await asCli(() => changeWorkspace(OPERATOR, workspaceId, changes, database.db));
+    const workspace = await asCli(() =>
+      workspacesService({ db: database.db, logN: config.PASSWORD_SCRYPT_LOG_N }).changeWorkspace(OPERATOR, workspaceId, changes),
+    );
     return { workspace_id: workspace.id, billing_status: workspace.billingStatus, contact_sync_policy: workspace.contactSyncPolicy };
   },
 };
@@ -75,7 +79,7 @@ const userCreate: CliCommand = {
       password: requiredFlag(values, 'password'),
       role,
     };
-    const user = await asCli(() => createUser(OPERATOR, input, config.PASSWORD_SCRYPT_LOG_N, database.db));
+    const user = await asCli(() => usersService({ db: database.db, logN: config.PASSWORD_SCRYPT_LOG_N }).createUser(OPERATOR, input));
     return { user_id: user.id };
   },
 };

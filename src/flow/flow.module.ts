@@ -1,16 +1,46 @@
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
-import type { JobDefinition } from '../platform/jobs.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import type { MessagingProvider } from '../providers/messaging/port.ts';
 import { createRecordProvider } from '../providers/messaging/record.ts';
 import { createWebhookProvider } from '../providers/messaging/webhook.ts';
+import { type AuditService, auditService } from './audit/audit.service.ts';
 import { auditRetentionJob } from './audit/audit-retention.job.ts';
+import { type SessionsService, sessionsService } from './auth/sessions.service.ts';
+import { type ContactChangesService, contactChangesService } from './contacts/contact-changes.service.ts';
+import { type ExternalContactsService, externalContactsService } from './contacts/contacts.service.ts';
+import { type ContactUpserter, contactUpserter } from './contacts/upsert.service.ts';
+import { type CrmContactsService, crmContactsService } from './crm/crm-contacts.service.ts';
+import { type PipelineService, pipelineService } from './crm/pipeline.service.ts';
+import { type SettingsService, settingsService } from './crm/settings.service.ts';
+import { type CrmKeysService, crmKeysService } from './keys/keys.service.ts';
 import { surveyMessageJob } from './surveys/survey-message.job.ts';
+import { type SurveysService, surveysService } from './surveys/surveys.service.ts';
+import { type WorkspaceUsersService, workspaceUsersService } from './users/workspace-users.service.ts';
 
+/**
+ * The CRM tree, built once by the composition root (app.ts): the jobs it registers on the queue
+ * and its services — each a bound object whose operations take `(caller, input)`, handed to the
+ * routes that call them.
+ */
 export interface FlowModule {
-  readonly jobs: readonly JobDefinition<any>[];
-  readonly surveyMessage: ReturnType<typeof surveyMessageJob>;
-  readonly auditRetention: ReturnType<typeof auditRetentionJob>;
+  readonly services: FlowServices;
+}
+
+export interface FlowServices {
+  /** CRM-side (session) operations. */
+  readonly sessions: SessionsService;
+  readonly keys: CrmKeysService;
+  readonly users: WorkspaceUsersService;
+  readonly crmContacts: CrmContactsService;
+  readonly audit: AuditService;
+  readonly pipeline: PipelineService;
+  readonly settings: SettingsService;
+  /** ERP-facing (bearer key) operations. */
+  readonly upserter: ContactUpserter;
+  readonly contacts: ExternalContactsService;
+  readonly changes: ContactChangesService;
+  readonly surveys: SurveysService;
 }
 
 export function createMessagingProvider(config: Config): MessagingProvider {
@@ -19,13 +49,32 @@ export function createMessagingProvider(config: Config): MessagingProvider {
     : createRecordProvider();
 }
 
-/** What the CRM tree needs before the app is built: its job definitions and the messaging provider. */
+/**
+ * Builds the CRM tree on `jobs`, before the queue starts: its job definitions are registered there,
+ * and its services bound once to the database, the queue and the settings they use.
+ */
 export function createFlowModule(
   config: Config,
   database: Database,
+  jobs: JobQueue,
   provider: MessagingProvider = createMessagingProvider(config),
 ): FlowModule {
-  const surveyMessage = surveyMessageJob({ db: database.db, provider });
-  const auditRetention = auditRetentionJob({ db: database.db, retentionDays: config.AUDIT_RETENTION_DAYS });
-  return { jobs: [surveyMessage, auditRetention], surveyMessage, auditRetention };
+  const db = database.db;
+  const surveyMessage = jobs.register(surveyMessageJob({ db, provider }));
+  jobs.register(auditRetentionJob({ db, retentionDays: config.AUDIT_RETENTION_DAYS }));
+  return {
+    services: {
+      sessions: sessionsService({ db, config }),
+      keys: crmKeysService(db),
+      users: workspaceUsersService(db),
+      crmContacts: crmContactsService(db),
+      audit: auditService(db),
+      pipeline: pipelineService(db),
+      settings: settingsService(db),
+      upserter: contactUpserter({ db, batchItemsPerMinute: config.CRM_BATCH_ITEMS_PER_MINUTE }),
+      contacts: externalContactsService(db),
+      changes: contactChangesService(db),
+      surveys: surveysService({ db, jobs, job: surveyMessage }),
+    },
+  };
 }

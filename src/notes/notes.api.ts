@@ -1,12 +1,9 @@
-import { idempotency } from '../platform/db/idempotency.ts';
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
-import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
-import { UsageRecorder } from './keys/usage-recorder.ts';
 import type { NotesModule } from './notes.module.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
@@ -50,18 +47,14 @@ export const notesApiDescription: ApiDescription = {
   securityByAccess: { notesPermission: 'NotesApiKey' },
 };
 
-const KEY_CACHE_TTL_MS = 3_000;
 const USAGE_FLUSH_INTERVAL_MS = 5_000;
 
 /** The /notes/v1 tree: key authentication, per-key rate limits and usage, then the routes. */
 export async function notesApi(app: AppInstance, { module }: { module: NotesModule }) {
-  const { config, database, jobs } = app.vetflow;
-  const db = database.db;
-  const idempotent = idempotency(db);
-  const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
+  const { config, database } = app.vetflow;
+  const { authenticator, usage, services } = module;
   const unfollow = authenticator.followInvalidations(database.invalidation);
   app.addHook('onClose', async () => unfollow());
-  const usage = new UsageRecorder(db, app.log);
   usage.start(USAGE_FLUSH_INTERVAL_MS);
   app.addHook('onClose', () => usage.stop());
 
@@ -72,7 +65,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     viewer: config.RATE_LIMIT_VIEWER_PER_MINUTE,
   };
   await registerRateLimit(app, {
-    db,
+    db: database.db,
     redis: app.vetflow.redis,
     subjectOf: (request) =>
       request.notesCaller
@@ -87,27 +80,11 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     usage.record(caller.keyId, endpoint, reply.statusCode);
   });
 
-  await app.register(notesKeyRoutes, { db, authenticator, usage });
-  await app.register(uploadRoutes, {
-    db,
-    idempotent,
-    jobs,
-    storage: module.storage,
-    transcribe: module.transcribe,
-    minSeconds: config.AUDIO_MIN_SECONDS,
-    maxSeconds: config.AUDIO_MAX_SECONDS,
-    defaultNoteStyle: config.NOTE_STYLE,
-    clinicalAvailable: module.clinicalAvailable,
-    maxBytes: config.AUDIO_MAX_BYTES,
-    dataDir: config.DATA_DIR,
-  });
-  await app.register(noteReadRoutes, {
-    db,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    listCountLimit: config.NOTES_LIST_COUNT_LIMIT,
-  });
-  await app.register(exportRoutes, { db });
-  await app.register(retryRoutes, { db, idempotent, jobs, transcribe: module.transcribe, maxRetries: config.NOTE_MAX_RETRIES });
-  await app.register(sectionRoutes, { db });
-  await app.register(webhookRoutes, { db, webhooks: module.webhooks });
+  await app.register(notesKeyRoutes, { keys: services.keys });
+  await app.register(uploadRoutes, { upload: services.upload });
+  await app.register(noteReadRoutes, { notes: services.notes });
+  await app.register(exportRoutes, { exports: services.exports });
+  await app.register(retryRoutes, { retries: services.retries });
+  await app.register(sectionRoutes, { sections: services.sections });
+  await app.register(webhookRoutes, { webhooks: services.webhooks });
 }

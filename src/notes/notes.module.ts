@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
-import type { JobDefinition, JobQueue } from '../platform/jobs.ts';
+import { idempotency } from '../platform/db/idempotency.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Drafter } from '../providers/drafting/port.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
@@ -9,19 +10,44 @@ import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
 import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
+import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import { type ExportService, exportService } from './export/export.service.ts';
+import { type KeysService, keysService } from './keys/keys.service.ts';
+import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createConfiguredProviders } from './processing/configured-providers.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
+import { type NotesService, notesService } from './reads/notes.service.ts';
+import { type RetryService, retryService } from './retry/retry.service.ts';
+import { type SectionsService, sectionsService } from './sections/sections.service.ts';
+import { type UploadService, uploadService } from './upload/create-note.service.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
+import { type WebhooksService, webhooksService } from './webhooks/webhooks.service.ts';
 
+/**
+ * The Notes tree, built once by the composition root (app.ts): storage, providers, the jobs it
+ * registers on the queue, and its services — each a bound object whose operations take
+ * `(caller, input)`, handed to the routes that call them.
+ */
 export interface NotesModule {
   readonly storage: AudioStorage;
-  readonly jobs: readonly JobDefinition<any>[];
-  readonly transcribe: ReturnType<typeof transcribeJob>;
   readonly webhooks: WebhooksModule;
-  /** A drafter is configured, so uploads may ask for `clinical` notes. */
-  readonly clinicalAvailable: boolean;
+  /** This process's Notes key cache (the access guard reads it; revocations empty it). */
+  readonly authenticator: KeyAuthenticator;
+  /** Per-key request counts, written in batches (started and stopped with the API). */
+  readonly usage: UsageRecorder;
+  readonly services: NotesServices;
+}
+
+export interface NotesServices {
+  readonly keys: KeysService;
+  readonly upload: UploadService;
+  readonly notes: NotesService;
+  readonly exports: ExportService;
+  readonly retries: RetryService;
+  readonly sections: SectionsService;
+  readonly webhooks: WebhooksService;
 }
 
 export interface NotesProviders {
@@ -31,14 +57,18 @@ export interface NotesProviders {
   drafter?: Drafter | null;
 }
 
-/** What the Notes tree needs before the app is built: storage, providers and its job definitions. */
+/**
+ * Builds the Notes tree on `jobs`, before the queue starts: its job definitions are registered
+ * there, and its services bound once to the database, the queue and the settings they use.
+ */
 export function createNotesModule(
   config: Config,
   database: Database,
-  jobQueue: () => JobQueue,
+  jobs: JobQueue,
   logger: Logger,
   providers: NotesProviders = createConfiguredProviders(config, logger),
 ): NotesModule {
+  const db = database.db;
   const storage =
     config.STORAGE_DRIVER === 's3'
       ? createS3Storage({
@@ -51,40 +81,57 @@ export function createNotesModule(
           prefix: config.S3_PREFIX,
         })
       : createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
-  const webhooks = createWebhooksModule(config, database, jobQueue, logger);
-  const transcribe = transcribeJob({
-    db: database.db,
-    storage,
-    ...measuredProviders(providers),
-    timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
-    heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
-    retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
-    concurrency: config.TRANSCRIPTION_CONCURRENCY,
-    events: webhooks.noteEvents,
-    // The sandbox has no server to protect; its made-up transcript is not cut into chunks.
-    transcriptionLimits:
-      config.TRANSCRIPTION_PROVIDER === 'openai'
-        ? {
-            maxBytes: config.TRANSCRIPTION_MAX_REQUEST_BYTES,
-            maxSeconds: config.TRANSCRIPTION_MAX_REQUEST_SECONDS,
-            overlapSeconds: config.TRANSCRIPTION_CHUNK_OVERLAP_SECONDS,
-            concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
-          }
-        : null,
-    tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
-  });
-  const reconcile = reconcileJob({
-    db: database.db,
-    jobs: jobQueue,
-    transcribe,
-    staleAfterSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS * 2 + 60,
-    events: webhooks.noteEvents,
-  });
-  return {
-    storage,
-    jobs: [transcribe, reconcile, ...webhooks.jobs],
-    transcribe,
-    webhooks,
-    clinicalAvailable: Boolean(providers.drafter),
+  const webhooks = createWebhooksModule(config, database, jobs, logger);
+  const measured = measuredProviders(providers);
+  const transcribe = jobs.register(
+    transcribeJob({
+      db,
+      storage,
+      ...measured,
+      timeoutSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS,
+      heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+      retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
+      concurrency: config.TRANSCRIPTION_CONCURRENCY,
+      events: webhooks.noteEvents,
+      // The provider says what one request may carry; the sandbox takes any audio whole.
+      transcriptionLimits: measured.transcriber.requestLimits ?? null,
+      tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
+    }),
+  );
+  jobs.register(
+    reconcileJob({
+      db,
+      jobs,
+      transcribe,
+      staleAfterSeconds: config.TRANSCRIPTION_TIMEOUT_SECONDS * 2 + 60,
+      events: webhooks.noteEvents,
+    }),
+  );
+
+  const idempotent = idempotency(db);
+  const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
+  const usage = new UsageRecorder(db, logger);
+  const services: NotesServices = {
+    keys: keysService({ db, authenticator, usage }),
+    upload: uploadService({
+      db,
+      idempotent,
+      jobs,
+      storage,
+      transcribe,
+      minSeconds: config.AUDIO_MIN_SECONDS,
+      maxSeconds: config.AUDIO_MAX_SECONDS,
+      defaultNoteStyle: config.NOTE_STYLE,
+      clinicalAvailable: Boolean(providers.drafter),
+    }),
+    notes: notesService({ db, publicBaseUrl: config.PUBLIC_BASE_URL, listCountLimit: config.NOTES_LIST_COUNT_LIMIT }),
+    exports: exportService({ db }),
+    retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
+    sections: sectionsService({ db }),
+    webhooks: webhooksService({ db, webhooks }),
   };
+  return { storage, webhooks, authenticator, usage, services };
 }
+
+/** Notes keys looked up by hash are cached this long per process (revocations empty it at once). */
+const KEY_CACHE_TTL_MS = 3_000;

@@ -80,13 +80,11 @@ export class JobQueue {
     database: Database,
     config: Pick<Config, 'ROLE' | 'JOB_POLLING_INTERVAL_SECONDS' | 'JOB_SUPERVISE_INTERVAL_SECONDS'>,
     logger: Logger,
-    definitions: readonly JobDefinition<any>[],
     availability?: DatabaseAvailability,
   ) {
     this.availability = availability;
     this.logger = logger.child({ component: 'jobs' });
     this.pollingIntervalSeconds = config.JOB_POLLING_INTERVAL_SECONDS;
-    for (const definition of definitions) this.definitions.set(definition.name, definition);
     const isWorker = config.ROLE !== 'api';
     this.boss = new PgBoss({
       ...database.bossOptions,
@@ -103,6 +101,25 @@ export class JobQueue {
       if (this.availability?.suspect(error)) return;
       this.logger.error({ err: error }, 'job queue error');
     });
+  }
+
+  /**
+   * Adds a job definition: the composition root creates the queue first, then each module
+   * registers its jobs, then `start()` creates their queues. Returns the definition, so a module
+   * keeps what it sends.
+   */
+  register<Payload>(definition: JobDefinition<Payload>): JobDefinition<Payload> {
+    if (this.started) throw new Error(`job ${definition.name} registered after the queue started`);
+    if (this.definitions.has(definition.name)) throw new Error(`job ${definition.name} registered twice`);
+    this.definitions.set(definition.name, definition);
+    return definition;
+  }
+
+  /** The registered definition of queue `name` (tests send it to run the app's own handler). */
+  definition(name: string): JobDefinition<unknown> {
+    const definition = this.definitions.get(name);
+    if (!definition) throw new Error(`job ${name} is not registered`);
+    return definition;
   }
 
   /** Installs or upgrades pg-boss's schema and creates every queue with its dead-letter queue. */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createFlowModule } from '../../src/flow/flow.module.ts';
 import { eq, sql } from '../../src/platform/db/drizzle.ts';
 import { chatMessages, contactExternalApiAuditLogs } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
@@ -112,7 +111,7 @@ describe('audit trail', () => {
       .set({ createdAt: sql`now() - interval '91 days'` })
       .where(eq(contactExternalApiAuditLogs.id, old!.id));
     // The same definition the app registered (jobs are matched by name); cron would run it daily.
-    await app.vetflow.jobs.send(createFlowModule(t.config, t.db.database).auditRetention, {});
+    await app.vetflow.jobs.send(app.vetflow.jobs.definition('flow.audit-retention'), {});
     await eventually(async () => {
       const rows = await db.select().from(contactExternalApiAuditLogs).where(eq(contactExternalApiAuditLogs.contactId, created.id));
       return rows.length === 1 && !rows.some((row) => row.id === old!.id);

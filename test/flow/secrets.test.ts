@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/flow/callers.ts';
-import { createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
+import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV } from '../helpers/crm.ts';
@@ -35,7 +35,11 @@ async function everyRow(): Promise<string> {
 
 describe('secrets', () => {
   it('never reach the logs or the database in clear', async () => {
-    const { workspace } = await createWorkspace(OPERATOR, { name: 'Canary', adminEmail: EMAIL, adminPassword: PASSWORD }, 14, db);
+    const { workspace } = await workspacesService({ db, logN: 14 }).createWorkspace(OPERATOR, {
+      name: 'Canary',
+      adminEmail: EMAIL,
+      adminPassword: PASSWORD,
+    });
 
     await app.inject({ method: 'POST', url: '/flow/v1/api/auth/login', payload: { email: EMAIL, password: `${PASSWORD}-wrong` } });
     const login = await app.inject({ method: 'POST', url: '/flow/v1/api/auth/login', payload: { email: EMAIL, password: PASSWORD } });

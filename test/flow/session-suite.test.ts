@@ -2,6 +2,7 @@ import type { FastifyContextConfig } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { crmSessionRoleOf, enforceSessionAccess } from '../../src/flow/auth/require-session.ts';
+import { sessionsService } from '../../src/flow/auth/sessions.service.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV, loginCookie, makeUser, makeWorkspace } from '../helpers/crm.ts';
 
@@ -100,7 +101,7 @@ describe('the CRM-side route registry', () => {
       const starting = (async () => {
         await bare.app.register(
           async (scope) => {
-            enforceSessionAccess(scope);
+            enforceSessionAccess(scope, sessionsService({ db: bare.db.database.db, config: bare.config }));
             scope.get('/api/unguarded', { config }, async () => ({ ok: true }));
           },
           { prefix: '/flow/v1' },

@@ -3,8 +3,8 @@ import type { AppInstance } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
-import { createUser } from '../../src/flow/users/users.service.ts';
-import { changeWorkspace, createWorkspace } from '../../src/flow/workspaces/workspaces.service.ts';
+import { usersService } from '../../src/flow/users/users.service.ts';
+import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
 import type { TestApp } from './app.ts';
 
 // Factories for CRM access tests: data goes in through the real services, never through fixtures.
@@ -24,20 +24,21 @@ export async function makeWorkspace(t: TestApp, options: { billing?: 'active' | 
   const db = t.db.database.db;
   const email = `admin-${unique()}@clinic.example`;
   const password = `pw-${unique()}-${unique()}`;
-  const { workspace, adminUserId } = await createWorkspace(
-    OPERATOR,
-    { name: `Workspace ${unique()}`, adminEmail: email, adminPassword: password },
-    t.config.PASSWORD_SCRYPT_LOG_N,
-    db,
-  );
-  if (options.billing === 'suspended') await changeWorkspace(OPERATOR, workspace.id, { billingStatus: 'suspended' }, db);
+  const workspaces = workspacesService({ db, logN: t.config.PASSWORD_SCRYPT_LOG_N });
+  const { workspace, adminUserId } = await workspaces.createWorkspace(OPERATOR, {
+    name: `Workspace ${unique()}`,
+    adminEmail: email,
+    adminPassword: password,
+  });
+  if (options.billing === 'suspended') await workspaces.changeWorkspace(OPERATOR, workspace.id, { billingStatus: 'suspended' });
   return { workspaceId: workspace.id, admin: { id: adminUserId, email, password } };
 }
 
 export async function makeUser(t: TestApp, workspaceId: string, role: 'administrator' | 'agent') {
   const email = `${role}-${unique()}@clinic.example`;
   const password = `pw-${unique()}-${unique()}`;
-  const user = await createUser(OPERATOR, { workspaceId, email, password, role }, t.config.PASSWORD_SCRYPT_LOG_N, t.db.database.db);
+  const users = usersService({ db: t.db.database.db, logN: t.config.PASSWORD_SCRYPT_LOG_N });
+  const user = await users.createUser(OPERATOR, { workspaceId, email, password, role });
   return { id: user.id, email, password };
 }
 

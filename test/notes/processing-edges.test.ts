@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createNotesModule } from '../../src/notes/notes.module.ts';
 import { NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
 import { TRANSCRIBE_QUEUE } from '../../src/notes/processing/transcribe.job.ts';
 import type { Database } from '../../src/platform/db/client.ts';
 import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
-import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { filesUnder, fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -14,7 +12,7 @@ import { startReceiver } from './webhooks-receiver.ts';
 // Edges of the notes pipeline: every accepted format end to end, the reconciliation sweep, the
 // upper duration limit, and numeric section order. Sandbox transcriber and rules sectioner.
 
-const { app, config, db } = await createTestApp({ startWorkers: true });
+const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
 // Its own app (and database), without workers: the fixtures last about 23.5 s, over its 15 s maximum.
 const limited = await createTestApp({ env: { AUDIO_MAX_SECONDS: '15' } });
@@ -52,12 +50,9 @@ describe('every accepted format, default limits', () => {
 
 describe('the reconciliation sweep', () => {
   // The definition the app registered; sending it through the queue runs the app's own handler.
-  const reconcile = createNotesModule(config, db.database, () => app.vetflow.jobs, createLogger({ LOG_LEVEL: 'silent' })).jobs.find(
-    (job) => job.name === 'notes.reconcile',
-  );
+  const reconcile = app.vetflow.jobs.definition('notes.reconcile');
 
   async function runReconcile() {
-    if (!reconcile) throw new Error('notes.reconcile is not registered');
     const jobId = await app.vetflow.jobs.send(reconcile, {});
     await eventually(
       async () =>

@@ -1,15 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createWebhooksModule } from '../../src/notes/webhooks/webhooks.module.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
-import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Retry delays shortened to 1, 3 and 6 s (±20 % jitter) so growing delays are observable.
-const { app, config, db, logs } = await createTestApp({
+const { app, db, logs } = await createTestApp({
   startWorkers: true,
   env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,3,6', LOG_LEVEL: 'trace' },
 });
@@ -298,10 +296,7 @@ describe('retention', () => {
       sql`update webhook_events set created_at = now() - interval '31 days' where id in (${settled.event_id}, ${unsettled.event_id})`,
     );
     // The definition the app registered (jobs are matched by name); cron runs it daily.
-    const retention = createWebhooksModule(config, db.database, () => app.vetflow.jobs, createLogger(config)).jobs.find(
-      (job) => job.name === 'notes.webhook-retention',
-    );
-    await app.vetflow.jobs.send(retention!, {});
+    await app.vetflow.jobs.send(app.vetflow.jobs.definition('notes.webhook-retention'), {});
     await eventually(async () => (await deliveries(delivered.id)).meta.total === 0);
     // Still being retried (the first retry is ~1 s away, the last ~10 s): kept.
     expect((await deliveries(retrying.id)).data.map((delivery) => delivery.event_id)).toEqual([unsettled.event_id]);

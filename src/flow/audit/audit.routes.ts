@@ -4,7 +4,7 @@ import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../
 import type { AppInstance } from '../../platform/http/types.ts';
 import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
 import { sessionCaller } from '../request-context.ts';
-import { auditService } from './audit.service.ts';
+import type { AuditService } from './audit.service.ts';
 
 const AuditEntry = z
   .object({
@@ -22,8 +22,7 @@ const AuditEntry = z
   })
   .meta({ id: 'ContactAuditEntry' });
 
-export async function auditRoutes(app: AppInstance) {
-  const audit = auditService(app.vetflow.database.db);
+export async function auditRoutes(app: AppInstance, { audit }: { audit: AuditService }) {
   app.get(
     '/api/workspaces/:workspace_id/contacts/:contact_id/audit-logs',
     {

@@ -18,3 +18,5 @@ async function readTrail(db: Db, caller: CrmCaller, workspaceId: string, contact
 export function auditService(deps: Db) {
   return bindService(deps, { readTrail });
 }
+
+export type AuditService = ReturnType<typeof auditService>;

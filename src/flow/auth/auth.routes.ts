@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { sessionCaller } from '../request-context.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
-import { type SessionView, sessionsService } from './sessions.service.ts';
+import type { SessionsService, SessionView } from './sessions.service.ts';
 
 const LoginBody = z.object({
   email: z.string().min(1).max(320),
@@ -28,9 +28,8 @@ function toSessionBody(view: SessionView) {
 }
 
 /** CRM login sessions: `/api/auth/*` under /flow/v1. */
-export async function authRoutes(app: AppInstance) {
-  const { config, database } = app.vetflow;
-  const sessions = sessionsService({ db: database.db, config });
+export async function authRoutes(app: AppInstance, { sessions }: { sessions: SessionsService }) {
+  const { config } = app.vetflow;
 
   app.post(
     '/api/auth/login',

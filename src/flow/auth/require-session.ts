@@ -5,7 +5,7 @@ import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import '../request-context.ts';
 import { readSessionCookie } from './session-cookie.ts';
-import { sessionsService } from './sessions.service.ts';
+import type { SessionsService } from './sessions.service.ts';
 
 /**
  * The role a CRM-side route needs of the logged-in user: `member` (any user of the workspace in the
@@ -36,9 +36,8 @@ export function crmSessionRoleOf(access: RouteAccess | undefined): CrmSessionRol
  * session route gets `requireSession` as its first onRequest hook, so its 401 comes before the body
  * is parsed or validated.
  */
-export function enforceSessionAccess(scope: AppInstance): void {
-  const { config } = scope.vetflow;
-  const requireSession = sessionGuard(sessionsService({ db: scope.vetflow.database.db, config }), config.PUBLIC_BASE_URL);
+export function enforceSessionAccess(scope: AppInstance, sessions: SessionsService): void {
+  const requireSession = sessionGuard(sessions, scope.vetflow.config.PUBLIC_BASE_URL);
   scope.addHook('onRoute', (route: RouteOptions) => {
     const access = route.config?.access;
     if (access === 'public') return;
@@ -52,7 +51,7 @@ export function enforceSessionAccess(scope: AppInstance): void {
 }
 
 /** A live session or 401, decided before the body is parsed. */
-function sessionGuard(sessions: ReturnType<typeof sessionsService>, publicBaseUrl: string) {
+function sessionGuard(sessions: SessionsService, publicBaseUrl: string) {
   return async function requireSession(request: FastifyRequest): Promise<void> {
     const token = readSessionCookie(request, publicBaseUrl);
     const session = token ? await sessions.resolveSession(token) : undefined;

@@ -95,3 +95,5 @@ function toView(row: NonNullable<Awaited<ReturnType<typeof findLiveSession>>>): 
 export function sessionsService(deps: SessionDeps) {
   return bindService({ ...deps, attempts: loginAttempts(deps.db, deps.config) }, { login, logout, logoutEverywhere, resolveSession });
 }
+
+export type SessionsService = ReturnType<typeof sessionsService>;

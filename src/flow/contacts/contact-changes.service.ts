@@ -46,3 +46,5 @@ async function listContactChanges(
 export function contactChangesService(deps: Db) {
   return bindService(deps, { listContactChanges });
 }
+
+export type ContactChangesService = ReturnType<typeof contactChangesService>;

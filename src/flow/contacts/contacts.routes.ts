@@ -19,21 +19,19 @@ import {
   toProjection,
   UpsertResponse,
 } from './contact.schemas.ts';
-import { contactChangesService } from './contact-changes.service.ts';
+import type { ContactChangesService } from './contact-changes.service.ts';
 import { parseContactUpsert } from './contact-input.ts';
-import { externalContactsService } from './contacts.service.ts';
-import { type BatchItemResult, contactUpserter } from './upsert.service.ts';
+import type { ExternalContactsService } from './contacts.service.ts';
+import type { BatchItemResult, ContactUpserter } from './upsert.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 const tags = ['CRM external: contacts'];
 
 /** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalApi` (bearer auth, rate limit). */
-export async function externalContactRoutes(app: AppInstance) {
-  const { db } = app.vetflow.database;
-  const upserter = contactUpserter({ db, batchItemsPerMinute: app.vetflow.config.CRM_BATCH_ITEMS_PER_MINUTE });
-  const contacts = externalContactsService(db);
-  const changes = contactChangesService(db);
-
+export async function externalContactRoutes(
+  app: AppInstance,
+  { upserter, contacts, changes }: { upserter: ContactUpserter; contacts: ExternalContactsService; changes: ContactChangesService },
+) {
   app.put(
     '/workspaces/:workspace_id/contacts',
     {

@@ -51,3 +51,5 @@ function deletionAuditEntry(caller: ApiKeyCaller, changes: AuditChanges, meta: R
 export function externalContactsService(deps: Db) {
   return bindService(deps, { getContact, deleteContact });
 }
+
+export type ExternalContactsService = ReturnType<typeof externalContactsService>;

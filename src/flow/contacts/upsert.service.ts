@@ -263,3 +263,5 @@ async function asConflict(error: unknown, workspaceId: string, fields: ContactFi
     conflicting_contact_id: holder ?? null,
   });
 }
+
+export type ContactUpserter = ReturnType<typeof contactUpserter>;

@@ -6,7 +6,7 @@ import { CONTACT_LIMITS, ContactProjection, toProjection } from '../contacts/con
 import type { ContactRow, PetRow } from '../contacts/contacts.repo.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
-import { crmContactsService } from './crm-contacts.service.ts';
+import type { CrmContactsService } from './crm-contacts.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
 export const PageQuery = z.object({
@@ -58,9 +58,7 @@ function toFull(contact: ContactRow, pets: PetRow[]) {
 const tags = ['CRM contacts'];
 
 /** `W/contacts`: the CRM's own view of contacts (session; any user of the workspace). */
-export async function crmContactRoutes(app: AppInstance) {
-  const contacts = crmContactsService(app.vetflow.database.db);
-
+export async function crmContactRoutes(app: AppInstance, { contacts }: { contacts: CrmContactsService }) {
   app.get(
     '/api/workspaces/:workspace_id/contacts',
     {

@@ -107,3 +107,5 @@ async function addPet(db: Db, caller: CrmCaller, workspaceId: string, contactId:
 export function crmContactsService(deps: Db) {
   return bindService(deps, { listWorkspaceContacts, getFullContact, editContact, addPet });
 }
+
+export type CrmContactsService = ReturnType<typeof crmContactsService>;

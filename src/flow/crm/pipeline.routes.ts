@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { LeadRow } from './pipeline.repo.ts';
-import { pipelineService } from './pipeline.service.ts';
+import type { PipelineService } from './pipeline.service.ts';
 
 const Stage = z.object({ id: UuidSchema, name: z.string(), position: z.int() }).meta({ id: 'PipelineStage' });
 const Lead = z
@@ -16,9 +16,7 @@ const toLead = (lead: LeadRow) => ({ id: lead.id, contact_id: lead.contactId, st
 const tags = ['CRM pipeline'];
 
 /** `W/pipeline-stages`, `W/leads`, `W/chats`: what a survey trigger needs to find (session). */
-export async function pipelineRoutes(app: AppInstance) {
-  const pipeline = pipelineService(app.vetflow.database.db);
-
+export async function pipelineRoutes(app: AppInstance, { pipeline }: { pipeline: PipelineService }) {
   app.get(
     '/api/workspaces/:workspace_id/pipeline-stages',
     {

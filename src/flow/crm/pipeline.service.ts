@@ -101,3 +101,5 @@ async function createChat(
 export function pipelineService(deps: Db) {
   return bindService(deps, { getStages, createStage, createLead, changeLead, createChat });
 }
+
+export type PipelineService = ReturnType<typeof pipelineService>;

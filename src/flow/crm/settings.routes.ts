@@ -4,7 +4,7 @@ import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
-import { settingsService } from './settings.service.ts';
+import type { SettingsService } from './settings.service.ts';
 
 const SurveyConfig = z.object({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }).meta({ id: 'SurveyConfig' });
 const Settings = z
@@ -15,8 +15,7 @@ const Settings = z
 const tags = ['CRM settings'];
 
 /** `W/survey-config` and `W/settings`: any user reads, administrators change. */
-export async function settingsRoutes(app: AppInstance) {
-  const settings = settingsService(app.vetflow.database.db);
+export async function settingsRoutes(app: AppInstance, { settings }: { settings: SettingsService }) {
   const base = '/api/workspaces/:workspace_id';
 
   app.get(

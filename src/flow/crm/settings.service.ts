@@ -46,3 +46,5 @@ async function configureSurvey(
 export function settingsService(deps: Db) {
   return bindService(deps, { readWorkspace, changeSyncPolicy, configureSurvey });
 }
+
+export type SettingsService = ReturnType<typeof settingsService>;

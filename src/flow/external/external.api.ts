@@ -1,7 +1,7 @@
 import type { AppInstance } from '../../platform/http/types.ts';
 import { registerRateLimit } from '../../platform/rate-limit.ts';
 import { externalContactRoutes } from '../contacts/contacts.routes.ts';
-import type { FlowModule } from '../flow.module.ts';
+import type { FlowServices } from '../flow.module.ts';
 import { externalSurveyRoutes } from '../surveys/surveys.routes.ts';
 import { enforceExternalAuth } from './external-auth.ts';
 import { keyIdentityRoutes } from './identity.routes.ts';
@@ -11,7 +11,7 @@ import { keyIdentityRoutes } from './identity.routes.ts';
  * route here gets bearer authentication and the per-key rate limit and must declare `config.access`
  * (`{ crmScope }`); feature routes (identity, contacts, surveys) register inside this scope.
  */
-export async function externalApi(app: AppInstance, { module }: { module: FlowModule }) {
+export async function externalApi(app: AppInstance, { services }: { services: FlowServices }) {
   enforceExternalAuth(app);
   // After authentication (route hooks run in registration order): the limit is per key.
   const { config, database, redis } = app.vetflow;
@@ -23,6 +23,6 @@ export async function externalApi(app: AppInstance, { module }: { module: FlowMo
   });
 
   await app.register(keyIdentityRoutes);
-  await app.register(externalContactRoutes);
-  await app.register(externalSurveyRoutes, { module });
+  await app.register(externalContactRoutes, { upserter: services.upserter, contacts: services.contacts, changes: services.changes });
+  await app.register(externalSurveyRoutes, { surveys: services.surveys });
 }

@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { ApiKeyRow } from './keys.repo.ts';
-import { crmKeysService } from './keys.service.ts';
+import type { CrmKeysService } from './keys.service.ts';
 import { CRM_SCOPES } from './scopes.ts';
 
 const KeyParams = WorkspaceParams.extend({ id: UuidSchema });
@@ -44,9 +44,7 @@ function toKeyBody(key: ApiKeyRow) {
 const tags = ['CRM API keys'];
 
 /** `W/api-keys`: issue, list and revoke integration keys (workspace administrators only). */
-export async function crmKeyRoutes(app: AppInstance) {
-  const keys = crmKeysService(app.vetflow.database.db);
-
+export async function crmKeyRoutes(app: AppInstance, { keys }: { keys: CrmKeysService }) {
   app.post(
     '/api/workspaces/:workspace_id/api-keys',
     {

@@ -74,3 +74,5 @@ async function revokeKey(db: Db, caller: CrmCaller, workspaceId: string, keyId: 
 export function crmKeysService(deps: Db) {
   return bindService(deps, { issueApiKey, listApiKeys, revokeKey });
 }
+
+export type CrmKeysService = ReturnType<typeof crmKeysService>;

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import type { FlowModule } from '../flow.module.ts';
 import { parseInput } from '../http/parse-input.ts';
 import { keyCaller } from '../request-context.ts';
-import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, surveysService } from './surveys.service.ts';
+import { DEFAULT_SURVEY_REASON, NOT_TRIGGERED, type SurveysService } from './surveys.service.ts';
 
 const TriggerBody = z
   .strictObject({
@@ -27,9 +26,7 @@ const TriggerResult = z
   })
   .meta({ id: 'SurveyTriggerResult' });
 
-export async function externalSurveyRoutes(app: AppInstance, { module }: { module: FlowModule }) {
-  const { database, jobs } = app.vetflow;
-  const surveys = surveysService({ db: database.db, jobs, job: module.surveyMessage });
+export async function externalSurveyRoutes(app: AppInstance, { surveys }: { surveys: SurveysService }) {
   app.post(
     '/workspaces/:workspace_id/satisfaction-surveys',
     {

@@ -87,3 +87,5 @@ async function triggerSurvey(deps: SurveyDeps, caller: ApiKeyCaller, input: Surv
 export function surveysService(deps: SurveyDeps) {
   return bindService(deps, { triggerSurvey });
 }
+
+export type SurveysService = ReturnType<typeof surveysService>;

@@ -4,7 +4,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
 import type { CrmUserRow } from './users.repo.ts';
-import { workspaceUsersService } from './workspace-users.service.ts';
+import type { WorkspaceUsersService } from './workspace-users.service.ts';
 
 const UserParams = WorkspaceParams.extend({ user_id: UuidSchema });
 
@@ -35,8 +35,7 @@ function toUserBody(user: CrmUserRow) {
 const tags = ['CRM users'];
 
 /** `W/users`: workspace administrators list their users and disable or re-enable them. */
-export async function userRoutes(app: AppInstance) {
-  const users = workspaceUsersService(app.vetflow.database.db);
+export async function userRoutes(app: AppInstance, { users }: { users: WorkspaceUsersService }) {
   const base = '/api/workspaces/:workspace_id/users';
 
   app.get(

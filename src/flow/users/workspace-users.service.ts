@@ -37,3 +37,5 @@ async function changeUser(db: Db, caller: CrmCaller, workspaceId: string, userId
 export function workspaceUsersService(db: Db) {
   return bindService(db, { listUsers, changeUser });
 }
+
+export type WorkspaceUsersService = ReturnType<typeof workspaceUsersService>;

@@ -1,9 +1,9 @@
+import { bindService } from '../../platform/bind-service.ts';
 import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
-import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
 import { CRM_KEY_INVALIDATION, invalidateCrmKeyCache } from '../keys/key-cache.ts';
-import { createUser } from '../users/users.service.ts';
+import { type OperatorDeps, usersService } from '../users/users.service.ts';
 import { insertWorkspace, updateWorkspace, type WorkspaceChanges, type WorkspaceRow } from './workspaces.repo.ts';
 
 export interface NewWorkspace {
@@ -19,28 +19,32 @@ function requireOperator(caller: CrmCaller): void {
 }
 
 /** A workspace and its first administrator, both or neither. */
-export async function createWorkspace(
+async function createWorkspace(
+  { db, logN }: OperatorDeps,
   caller: CrmCaller,
   input: NewWorkspace,
-  logN: number,
-  db: Db,
 ): Promise<{ workspace: WorkspaceRow; adminUserId: string }> {
   requireOperator(caller);
   const name = input.name.trim();
   if (name === '' || name.length > 200) throw new AppError('INVALID_REQUEST', 'The workspace name must have 1 to 200 characters');
   return db.transaction(async (tx) => {
     const workspace = await insertWorkspace({ name, contactSyncPolicy: input.contactSyncPolicy }, tx);
-    const admin = await createUser(
-      caller,
-      { workspaceId: workspace.id, email: input.adminEmail, password: input.adminPassword, role: 'administrator' },
-      logN,
-      tx,
-    );
+    const admin = await usersService({ db: tx, logN }).createUser(caller, {
+      workspaceId: workspace.id,
+      email: input.adminEmail,
+      password: input.adminPassword,
+      role: 'administrator',
+    });
     return { workspace, adminUserId: admin.id };
   });
 }
 
-export async function changeWorkspace(caller: CrmCaller, workspaceId: string, changes: WorkspaceChanges, db: Db): Promise<WorkspaceRow> {
+async function changeWorkspace(
+  { db }: OperatorDeps,
+  caller: CrmCaller,
+  workspaceId: string,
+  changes: WorkspaceChanges,
+): Promise<WorkspaceRow> {
   requireOperator(caller);
   const workspace = await updateWorkspace(workspaceId, changes, db);
   if (!workspace) throw new AppError('WORKSPACE_NOT_FOUND', 'Workspace not found');
@@ -49,4 +53,12 @@ export async function changeWorkspace(caller: CrmCaller, workspaceId: string, ch
   await announceInvalidation(CRM_KEY_INVALIDATION, db);
   invalidateCrmKeyCache(db);
   return workspace;
+}
+
+/**
+ * Workspaces as the operator manages them (CLI, demo workspace), bound to a database or to a
+ * caller's transaction: `workspacesService({ db: tx, logN }).createWorkspace(OPERATOR, input)`.
+ */
+export function workspacesService(deps: OperatorDeps) {
+  return bindService(deps, { createWorkspace, changeWorkspace });
 }

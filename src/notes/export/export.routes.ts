@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/db/client.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { NoteIdParams } from '../store/note.schemas.ts';
-import { exportService } from './export.service.ts';
+import type { ExportService } from './export.service.ts';
 
 // Any string (or a repeated parameter), not z.enum: a bad format must be a 400 (see export.service.ts).
 const ExportQuery = z.object({
@@ -16,8 +15,7 @@ const ExportQuery = z.object({
 
 const Download = z.string().meta({ description: 'The file; named in Content-Disposition' });
 
-export async function exportRoutes(app: AppInstance, { db }: { db: Db }) {
-  const exports = exportService({ db });
+export async function exportRoutes(app: AppInstance, { exports }: { exports: ExportService }) {
   app.get(
     '/notes/:id/export',
     {

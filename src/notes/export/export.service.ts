@@ -54,3 +54,5 @@ function parseFormat(format: string | string[] | undefined): ExportFormat {
     received: format,
   });
 }
+
+export type ExportService = ReturnType<typeof exportService>;

@@ -1,7 +1,5 @@
-import type { Db } from '../../platform/db/client.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import {
   ApiKeyEnvelope,
@@ -12,19 +10,11 @@ import {
   UsageEnvelope,
   UsageQuery,
 } from './keys.schemas.ts';
-import { keysService } from './keys.service.ts';
-import type { UsageRecorder } from './usage-recorder.ts';
-
-export interface NotesKeyRoutesDeps {
-  db: Db;
-  authenticator: KeyAuthenticator;
-  usage: UsageRecorder;
-}
+import type { KeysService } from './keys.service.ts';
 
 const tags = ['API keys'];
 
-export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usage }: NotesKeyRoutesDeps) {
-  const keys = keysService(db);
+export async function notesKeyRoutes(app: AppInstance, { keys }: { keys: KeysService }) {
   app.post(
     '/api-keys',
     {
@@ -80,7 +70,6 @@ export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usag
     },
     async (request) => {
       const data = await keys.revoke(notesCallerOf(request), request.params.id);
-      authenticator.forget();
       return { status: 'success' as const, data };
     },
   );
@@ -100,8 +89,6 @@ export async function notesKeyRoutes(app: AppInstance, { db, authenticator, usag
       },
     },
     async (request) => {
-      // This process's not-yet-written counts first, so a caller sees its own recent requests.
-      await usage.flush();
       const data = await keys.usage(notesCallerOf(request), request.params.id, request.query);
       return { status: 'success' as const, data };
     },

@@ -4,6 +4,7 @@ import { announceInvalidation } from '../../platform/db/announce-invalidation.ts
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
 import type { NotesCaller } from '../callers.ts';
 import {
   generateNotesKey,
@@ -17,6 +18,7 @@ import {
 import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
 import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
 import { usageOfKey } from './usage.repo.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
 
 type KeyRecord = z.infer<typeof ApiKeyRecord>;
 
@@ -42,7 +44,7 @@ export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
  * life beyond the creator's expiry (otherwise a short-lived key could mint itself a permanent
  * successor). The expiry is capped rather than refused, and the answer says so.
  */
-async function createKey(db: Db, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
+async function createKey({ db }: KeysDeps, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
   const role: Role = input.role ?? smallestRoleFor(input.permissions);
   const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
   if (beyondRole.length > 0) {
@@ -87,7 +89,7 @@ function capExpiry(requested: Date | null, creatorExpiresAt: Date | null): { exp
   return { expiresAt: creatorExpiresAt, capped: true };
 }
 
-async function listKeys(db: Db, caller: NotesCaller) {
+async function listKeys({ db }: KeysDeps, caller: NotesCaller) {
   return (await listKeysOfClinic(caller.clinicId, db)).map((row) => toKeyRecord(row));
 }
 
@@ -100,7 +102,7 @@ async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<Not
 }
 
 /** Revokes, and every process forgets its cached keys as the revocation commits. */
-async function revoke(db: Db, caller: NotesCaller, id: string) {
+async function revoke({ db, authenticator }: KeysDeps, caller: NotesCaller, id: string) {
   await keyOfClinic(db, caller, id);
   const row = await db.transaction(async (tx) => {
     const revoked = await revokeKey(id, tx);
@@ -108,12 +110,21 @@ async function revoke(db: Db, caller: NotesCaller, id: string) {
     return revoked;
   });
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
+  // This process at once, without waiting for its own announcement to come back.
+  authenticator.forget();
   return toKeyRecord(row);
 }
 
 type Usage = z.infer<typeof UsageEnvelope>['data'];
 
-async function usage(db: Db, caller: NotesCaller, id: string, query: z.infer<typeof UsageQuery>): Promise<Usage> {
+async function usage(
+  { db, usage: recorder }: KeysDeps,
+  caller: NotesCaller,
+  id: string,
+  query: z.infer<typeof UsageQuery>,
+): Promise<Usage> {
+  // This process's not-yet-written counts first, so a caller sees its own recent requests.
+  await recorder.flush();
   const key = await keyOfClinic(db, caller, id);
   const today = new Date().toISOString().slice(0, 10);
   const to = query.to ?? today;
@@ -156,7 +167,17 @@ function shiftDay(day: string, deltaDays: number): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** The key operations bound once to the database: each takes (caller, input). */
-export function keysService(db: Db) {
-  return bindService(db, { createKey, listKeys, revoke, usage });
+export interface KeysDeps {
+  db: Db;
+  /** This process's key cache, forgotten at once on a revocation here. */
+  authenticator: KeyAuthenticator;
+  /** The per-key request counts not yet written, flushed before a usage read. */
+  usage: UsageRecorder;
 }
+
+/** The key operations bound once to their dependencies: each takes (caller, input). */
+export function keysService(deps: KeysDeps) {
+  return bindService(deps, { createKey, listKeys, revoke, usage });
+}
+
+export type KeysService = ReturnType<typeof keysService>;

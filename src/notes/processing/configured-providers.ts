@@ -26,6 +26,12 @@ export function createConfiguredProviders(
           language: config.TRANSCRIPTION_LANGUAGE,
           timeoutMs: REMOTE_TIMEOUT_MS,
           diarize: config.TRANSCRIPTION_DIARIZE,
+          requestLimits: {
+            maxBytes: config.TRANSCRIPTION_MAX_REQUEST_BYTES,
+            maxSeconds: config.TRANSCRIPTION_MAX_REQUEST_SECONDS,
+            overlapSeconds: config.TRANSCRIPTION_CHUNK_OVERLAP_SECONDS,
+            concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+          },
         })
       : createSandboxTranscriber({ delayMs: config.SANDBOX_TRANSCRIPTION_DELAY_MS });
   const sectioner =

@@ -12,6 +12,7 @@ export function measuredProviders(providers: { transcriber: TranscriptionProvide
   return {
     transcriber: {
       name: transcriber.name,
+      ...(transcriber.requestLimits ? { requestLimits: transcriber.requestLimits } : {}),
       transcribe: (input, signal) => measureProvider('transcription', transcriber.name, () => transcriber.transcribe(input, signal)),
     } satisfies TranscriptionProvider,
     sectioner: {

@@ -14,7 +14,7 @@ import type { transcribeJob } from './transcribe.job.ts';
  */
 export function reconcileJob(deps: {
   db: Db;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
   staleAfterSeconds: number;
   events: NoteEvents;
@@ -34,7 +34,7 @@ export function reconcileJob(deps: {
           // Released and re-queued together: a crash in between must not leave a pending note
           // without a job (this sweep only looks at `processing` ones).
           await deps.db.transaction(async (tx) => {
-            if (await releaseNote(note.id, tx)) await deps.jobs().send(deps.transcribe, { noteId: note.id }, { tx });
+            if (await releaseNote(note.id, tx)) await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
           });
         }
         logger.warn({ noteId: note.id, attempts: note.attempts }, 'stale processing note reconciled');

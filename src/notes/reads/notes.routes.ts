@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { NoteEnvelope, NoteIdParams, StatusResultSchema } from '../store/note.schemas.ts';
 import { ListNotesQuery, NoteListEnvelope } from './list-notes.ts';
-import { notesService } from './notes.service.ts';
+import type { NotesService } from './notes.service.ts';
 
 const TranscriptEnvelope = z
   .object({
@@ -32,12 +31,7 @@ const TranscriptEnvelope = z
 
 const tags = ['Notes'];
 
-export async function noteReadRoutes(
-  app: AppInstance,
-  { db, publicBaseUrl, listCountLimit }: { db: Db; publicBaseUrl: string; listCountLimit: number },
-) {
-  const notes = notesService({ db, publicBaseUrl, listCountLimit });
-
+export async function noteReadRoutes(app: AppInstance, { notes }: { notes: NotesService }) {
   app.get(
     '/notes',
     {

@@ -4,7 +4,7 @@ import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { type RetryDeps, retryService } from './retry.service.ts';
+import type { RetryService } from './retry.service.ts';
 
 const RetryAccepted = z
   .object({ status: z.literal('success'), data: z.object({ id: z.uuid(), transcription_status: z.literal('pending') }) })
@@ -19,8 +19,7 @@ const common = {
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
 };
 
-export async function retryRoutes(app: AppInstance, deps: RetryDeps) {
-  const notes = retryService(deps);
+export async function retryRoutes(app: AppInstance, { retries: notes }: { retries: RetryService }) {
   app.post(
     '/notes/:noteId/retry',
     {

@@ -66,3 +66,5 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });
 }
+
+export type RetryService = ReturnType<typeof retryService>;

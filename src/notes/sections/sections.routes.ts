@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { UpdatedNoteSectionSchema } from '../store/note.schemas.ts';
-import { sectionsService } from './sections.service.ts';
+import type { SectionsService } from './sections.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -21,8 +20,7 @@ const SectionEditBody = z
   })
   .meta({ id: 'NoteSectionUpdate' });
 
-export async function sectionRoutes(app: AppInstance, { db }: { db: Db }) {
-  const sections = sectionsService({ db });
+export async function sectionRoutes(app: AppInstance, { sections }: { sections: SectionsService }) {
   app.patch(
     '/note_sections',
     {

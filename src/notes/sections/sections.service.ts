@@ -37,3 +37,5 @@ export function sectionsService(deps: { db: Db }) {
       }),
   };
 }
+
+export type SectionsService = ReturnType<typeof sectionsService>;

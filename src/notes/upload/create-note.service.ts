@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -45,7 +46,7 @@ const SCOPE = 'POST /notes';
  * same Idempotency-Key instead). Whatever is rejected leaves nothing behind: no row, no audio, no
  * job. The temporary upload file is always removed.
  */
-export async function createNote(
+async function createNote(
   deps: CreateNoteDeps,
   caller: NotesCaller,
   upload: ReceivedUpload,
@@ -141,3 +142,10 @@ function invalidFormat(received: string): AppError {
     received,
   });
 }
+
+/** The upload, bound once to its dependencies: `upload.create(caller, receivedUpload, idempotencyKey)`. */
+export function uploadService(deps: CreateNoteDeps) {
+  return bindService(deps, { create: createNote });
+}
+
+export type UploadService = ReturnType<typeof uploadService>;

@@ -6,12 +6,14 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { CreatedNoteEnvelope } from '../store/note.schemas.ts';
-import { type CreateNoteDeps, createNote } from './create-note.service.ts';
+import type { UploadService } from './create-note.service.ts';
 import { receiveUpload } from './receive-upload.ts';
 
-export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { dataDir: string; maxBytes: number }) {
+export async function uploadRoutes(app: AppInstance, { upload }: { upload: UploadService }) {
   await app.register(multipart);
-  const tmpDir = path.join(deps.dataDir, 'tmp');
+  // Where and how much of a request body is received are HTTP settings, read from the configuration.
+  const { DATA_DIR, AUDIO_MAX_BYTES } = app.vetflow.config;
+  const tmpDir = path.join(DATA_DIR, 'tmp');
 
   app.post(
     '/notes',
@@ -38,8 +40,8 @@ export async function uploadRoutes(app: AppInstance, deps: CreateNoteDeps & { da
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the upload as multipart/form-data');
       }
       try {
-        const upload = await receiveUpload(request, tmpDir, deps.maxBytes);
-        const result = await createNote(deps, caller, upload, idempotencyKey);
+        const received = await receiveUpload(request, tmpDir, AUDIO_MAX_BYTES);
+        const result = await upload.create(caller, received, idempotencyKey);
         if (result.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(result.statusCode as 201).send(result.body);
       } catch (error) {

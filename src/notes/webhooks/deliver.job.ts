@@ -15,7 +15,7 @@ export const DELIVER_QUEUE = 'notes.webhook-deliver';
 
 export interface DeliverDeps {
   db: Db;
-  jobs: () => JobQueue;
+  jobs: JobQueue;
   secrets: () => SecretBox;
   /** Delays before each retry, in seconds; their count is the number of retries. */
   retrySchedule: readonly number[];
@@ -64,7 +64,7 @@ export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, delive
   await deps.db.transaction(async (tx) => {
     await recordOutcome(delivery.id, outcome, tx);
     if (outcome.status === 'pending') {
-      await deps.jobs().send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
+      await deps.jobs.send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
     }
   });
   countAttempt(outcome, event.createdAt);

@@ -26,10 +26,10 @@ export interface NewEvent {
  * that change or not at all.
  */
 export class Outbox {
-  private readonly jobs: () => JobQueue;
+  private readonly jobs: JobQueue;
   private readonly deliver: DeliverJob;
 
-  constructor(jobs: () => JobQueue, deliver: DeliverJob) {
+  constructor(jobs: JobQueue, deliver: DeliverJob) {
     this.jobs = jobs;
     this.deliver = deliver;
   }
@@ -56,7 +56,7 @@ export class Outbox {
   /** New deliveries of an existing event (a redelivery), with their jobs. */
   async enqueue(tx: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
     const deliveries = await insertDeliveries(eventId, endpointIds, tx);
-    for (const delivery of deliveries) await this.jobs().send(this.deliver, { deliveryId: delivery.id }, { tx });
+    for (const delivery of deliveries) await this.jobs.send(this.deliver, { deliveryId: delivery.id }, { tx });
     return deliveries;
   }
 }

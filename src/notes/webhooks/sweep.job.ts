@@ -9,7 +9,7 @@ import type { DeliverJob } from './outbox.ts';
  * dead-lettered after repeated crashes) or held by a worker that died gets a fresh job. Duplicates
  * are harmless: an attempt starts with an atomic claim. Runs every minute in worker processes.
  */
-export function sweepJob(deps: { db: Db; jobs: () => JobQueue; deliver: DeliverJob }) {
+export function sweepJob(deps: { db: Db; jobs: JobQueue; deliver: DeliverJob }) {
   return defineJob({
     name: 'notes.webhook-sweep',
     payload: z.unknown(),
@@ -17,7 +17,7 @@ export function sweepJob(deps: { db: Db; jobs: () => JobQueue; deliver: DeliverJ
     queue: { retryLimit: 0 },
     async handle(_payload, { logger }) {
       const overdue = await overdueDeliveries(60, deps.db);
-      for (const delivery of overdue) await deps.jobs().send(deps.deliver, { deliveryId: delivery.id });
+      for (const delivery of overdue) await deps.jobs.send(deps.deliver, { deliveryId: delivery.id });
       if (overdue.length > 0) logger.warn({ count: overdue.length }, 'overdue webhook deliveries re-queued');
     },
   });

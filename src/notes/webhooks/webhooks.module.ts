@@ -1,7 +1,7 @@
 import type { Config } from '../../platform/config.ts';
 import type { Database } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { deliverJob } from './deliver.job.ts';
 import { type NoteEvents, noteEvents } from './note-events.ts';
@@ -20,10 +20,10 @@ export interface WebhooksModule {
    */
   readonly secrets: () => SecretBox;
   readonly allowPrivateTargets: boolean;
-  readonly jobs: readonly JobDefinition<any>[];
 }
 
-export function createWebhooksModule(config: Config, database: Database, jobQueue: () => JobQueue, logger: Logger): WebhooksModule {
+/** The webhook outbox and secrets; its jobs (delivery, sweep, retention) are registered on `jobs`. */
+export function createWebhooksModule(config: Config, database: Database, jobs: JobQueue, logger: Logger): WebhooksModule {
   // Everything else keeps working without the key (uploads, notes, the CRM): only what needs it
   // is refused, so a server started without it is still of use while the operator adds it.
   const missing = secretKeyMissing(config);
@@ -38,26 +38,25 @@ export function createWebhooksModule(config: Config, database: Database, jobQueu
     }
     return box;
   };
-  const deliver = deliverJob({
-    db: database.db,
-    jobs: jobQueue,
-    secrets,
-    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
-  });
-  const outbox = new Outbox(jobQueue, deliver);
+  const deliver = jobs.register(
+    deliverJob({
+      db: database.db,
+      jobs,
+      secrets,
+      retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
+    }),
+  );
+  jobs.register(sweepJob({ db: database.db, jobs, deliver }));
+  jobs.register(webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }));
+  const outbox = new Outbox(jobs, deliver);
   return {
     outbox,
     noteEvents: noteEvents(outbox, config.PUBLIC_BASE_URL),
     secrets,
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    jobs: [
-      deliver,
-      sweepJob({ db: database.db, jobs: jobQueue, deliver }),
-      webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }),
-    ],
   };
 }
 

@@ -15,14 +15,13 @@ import {
   WebhookIdParams,
   WebhookListEnvelope,
 } from './webhooks.schemas.ts';
-import { type WebhooksDeps, webhooksService } from './webhooks.service.ts';
+import type { WebhooksService } from './webhooks.service.ts';
 
 const tags = ['Webhooks'];
 // Managing where a clinic's notes are sent is an administrator's business.
 const config = { access: { notesPermission: 'keys:manage' } as const };
 
-export async function webhookRoutes(app: AppInstance, deps: WebhooksDeps) {
-  const webhooks = webhooksService(deps);
+export async function webhookRoutes(app: AppInstance, { webhooks }: { webhooks: WebhooksService }) {
   app.post(
     '/webhooks',
     {

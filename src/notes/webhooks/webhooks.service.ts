@@ -193,3 +193,5 @@ export function webhooksService(deps: WebhooksDeps) {
     sendTest,
   });
 }
+
+export type WebhooksService = ReturnType<typeof webhooksService>;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
+import type { RequestLimits } from './chunks/plan.ts';
 import { segmentsText } from './chunks/stitch.ts';
 import { postFile } from './file-upload.ts';
 import { AudioReadError, multipartBody, multipartEnvelope } from './multipart.ts';
@@ -20,6 +21,8 @@ export interface OpenAiTranscriberOptions {
   timeoutMs: number;
   /** Ask for speaker labels: `response_format=diarized_json` (OpenAI `gpt-4o-transcribe-diarize`). */
   diarize?: boolean;
+  /** What one request may carry (TRANSCRIPTION_MAX_REQUEST_*): longer audio is sent in chunks. */
+  requestLimits?: RequestLimits;
 }
 
 const codes = errorCodes('TRANSCRIPTION');
@@ -138,6 +141,7 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
 
   return {
     name: 'openai',
+    ...(options.requestLimits ? { requestLimits: options.requestLimits } : {}),
     async transcribe(input, signal): Promise<Transcript> {
       // An already-aborted signal is handled by send(), like an abort in flight.
       let response = await request(input, jsonOnly ? 'json' : options.diarize ? 'diarized_json' : 'verbose_json', signal);

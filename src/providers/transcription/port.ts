@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { RequestLimits } from './chunks/plan.ts';
 
 // Speech-to-text behind one small interface. Providers know nothing of notes, tables or routes.
 
@@ -59,6 +60,12 @@ export interface TranscriptionInput {
 
 export interface TranscriptionProvider {
   readonly name: string;
+  /**
+   * What one request to the server behind this provider may carry, when it has limits: longer
+   * audio is then cut into overlapping chunks (notes/processing/chunked-transcription.ts). Absent
+   * for a provider that takes any audio whole (the sandbox).
+   */
+  readonly requestLimits?: RequestLimits;
   /** Throws ProviderError (src/providers/provider-error.ts) on failure. */
   transcribe(input: TranscriptionInput, signal: AbortSignal): Promise<Transcript>;
 }
