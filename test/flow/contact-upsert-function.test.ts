@@ -11,7 +11,7 @@ import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
 const SOURCES = [
   {
     file: new URL('../../src/flow/contacts/upsert-contact.sql', import.meta.url),
-    functions: ['vetflow_audit_change', 'vetflow_upsert_contact'],
+    functions: ['vetflow_audit_change', 'vetflow_match_contact', 'vetflow_upsert_contact'],
     edit: ["'name_not_applied_user_edited_in_flow'", "'name_kept'"],
   },
   {

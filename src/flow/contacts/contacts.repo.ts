@@ -20,19 +20,12 @@ export interface Identifiers {
   phone?: string;
 }
 
-// `=`, not `is not distinct from`: an identifier the request did not send (null) must not rank a
-// row whose column is null as a match on it.
-const matchRank = (externalId: SQL, document: SQL) => sql`case
-    when ${contacts.externalId} = ${externalId} then 0
-    when ${contacts.document} = ${document} then 1
-    else 2 end`;
-
 /**
- * The contact an upsert or a survey trigger is about, in one indexed query: a match by external_id
- * beats one by document, which beats one by phone; within a rank an active contact beats a deleted
- * one, then the most recently updated. The upsert itself ranks the same way inside
- * `vetflow_upsert_contact` (upsert-contact.sql), where it also locks the row; this read serves the
- * survey trigger and names the holder of a conflicting identifier.
+ * The contact an upsert or a survey trigger is about, by the contract's matching order
+ * (external_id, then document, then phone; active before deleted; most recently updated), which
+ * lives in one place: the database function `vetflow_match_contact` (upsert-contact.sql), also
+ * what the upsert itself matches with before it locks the row. This read serves the survey trigger
+ * and names the holder of a conflicting identifier.
  */
 export async function findMatch(
   workspaceId: string,
@@ -40,18 +33,11 @@ export async function findMatch(
   options: { includeDeleted: boolean },
   tx: Db,
 ): Promise<ContactRow | undefined> {
-  const conditions: SQL[] = [];
-  if (ids.externalId !== undefined) conditions.push(eq(contacts.externalId, ids.externalId));
-  if (ids.document !== undefined) conditions.push(eq(contacts.document, ids.document));
-  if (ids.phone !== undefined) conditions.push(eq(contacts.phone, ids.phone));
-  if (conditions.length === 0) return undefined;
-  const rank = matchRank(sql`${ids.externalId ?? null}`, sql`${ids.document ?? null}`);
-  const [row] = await tx
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.workspaceId, workspaceId), or(...conditions), options.includeDeleted ? undefined : isNull(contacts.deletedAt)))
-    .orderBy(rank, sql`${contacts.deletedAt} is not null`, desc(contacts.updatedAt))
-    .limit(1);
+  if (ids.externalId === undefined && ids.document === undefined && ids.phone === undefined) return undefined;
+  const [row] = await tx.select(contactColumnsOf('m')).from(
+    sql`vetflow_match_contact(${workspaceId}::uuid, ${ids.externalId ?? null}::text, ${ids.document ?? null}::text,
+        ${ids.phone ?? null}::text, ${options.includeDeleted}) as m`,
+  );
   return row;
 }
 

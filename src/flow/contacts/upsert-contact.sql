@@ -32,6 +32,29 @@
 -- The PUT leaves it false: this function alone, as before (an extra PL/pgSQL call around it
 -- would cost every PUT ~12 µs, measured).
 --
+-- The contact an upsert or a survey trigger is about: the matching order of the contract, written
+-- once. A match by external_id beats one by document, which beats one by phone; within a rank an
+-- active contact beats a deleted one (deleted ones only with p_include_deleted), then the most
+-- recently updated. Identifiers not sent are NULL, which `=` never matches. A single SQL SELECT,
+-- STABLE: the planner inlines it where it is called (vetflow_upsert_contact below, and
+-- `findMatch` in src/flow/contacts/contacts.repo.ts), so it costs what the query written inline did.
+CREATE OR REPLACE FUNCTION vetflow_match_contact(
+  p_workspace_id uuid,
+  p_external_id text,
+  p_document text,
+  p_phone text,
+  p_include_deleted boolean
+) RETURNS SETOF contacts
+  LANGUAGE sql STABLE
+  AS $$
+    SELECT c.* FROM contacts c
+      WHERE c.workspace_id = p_workspace_id
+        AND (c.external_id = p_external_id OR c.document = p_document OR c.phone = p_phone)
+        AND (p_include_deleted OR c.deleted_at IS NULL)
+      ORDER BY CASE WHEN c.external_id = p_external_id THEN 0 WHEN c.document = p_document THEN 1 ELSE 2 END,
+        c.deleted_at IS NOT NULL, c.updated_at DESC
+      LIMIT 1
+  $$;--> statement-breakpoint
 -- One field's entry of an audit row's `changes`, or nothing when the field did not change.
 -- STABLE like jsonb_build_object, so that the planner inlines it (it never inlines an IMMUTABLE
 -- function whose body is not, and a SQL function called instead is parsed and planned anew).
@@ -85,14 +108,12 @@ BEGIN
   -- concurrent upsert created the contact first) matches again; the fourth try lets a unique
   -- violation surface. In a batch the first try is that fourth one (see `p_in_batch` above).
   FOR attempt IN CASE WHEN p_in_batch THEN 4 ELSE 1 END..4 LOOP
-    -- external_id beats document beats phone; within a rank an active contact beats a deleted
-    -- one, then the most recently updated. Deleted contacts match too (they are restored).
+    -- The match (vetflow_match_contact: the contract's order), deleted contacts included (they are
+    -- restored), then locked. A concurrent upsert may have changed it while this one waited for
+    -- the lock: it must still hold one of the identifiers, or this attempt matched nothing.
     SELECT c.* INTO m FROM contacts c
-      WHERE c.workspace_id = p_workspace_id
+      WHERE c.id = (SELECT v.id FROM vetflow_match_contact(p_workspace_id, p_external_id, p_document, p_phone, true) v)
         AND (c.external_id = p_external_id OR c.document = p_document OR c.phone = p_phone)
-      ORDER BY CASE WHEN c.external_id = p_external_id THEN 0 WHEN c.document = p_document THEN 1 ELSE 2 END,
-        c.deleted_at IS NOT NULL, c.updated_at DESC
-      LIMIT 1
       FOR UPDATE;
 
     IF NOT FOUND THEN
