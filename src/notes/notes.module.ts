@@ -57,6 +57,9 @@ export interface NotesProviders {
   drafter?: Drafter | null;
 }
 
+/** Notes keys looked up by hash are cached this long per process (revocations empty it at once). */
+const KEY_CACHE_TTL_MS = 3_000;
+
 /**
  * Builds the Notes tree on `jobs`, before the queue starts: its job definitions are registered
  * there, and its services bound once to the database, the queue and the settings they use.
@@ -114,7 +117,6 @@ export function createNotesModule(
   const services: NotesServices = {
     keys: keysService({ db, authenticator, usage }),
     upload: uploadService({
-      db,
       idempotent,
       jobs,
       storage,
@@ -132,6 +134,3 @@ export function createNotesModule(
   };
   return { storage, webhooks, authenticator, usage, services };
 }
-
-/** Notes keys looked up by hash are cached this long per process (revocations empty it at once). */
-const KEY_CACHE_TTL_MS = 3_000;

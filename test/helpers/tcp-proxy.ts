@@ -27,6 +27,15 @@ export class TcpProxy {
     return proxy;
   }
 
+  /** A proxy in front of the database at `databaseUrl`, and the URL that reaches it through the proxy. */
+  static async inFrontOf(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+    const target = new URL(databaseUrl);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    const proxied = new URL(target);
+    proxied.host = `127.0.0.1:${proxy.port}`;
+    return { proxy, url: proxied.toString() };
+  }
+
   async refuse(): Promise<void> {
     this.mode = 'refuse';
     // close() waits for open connections: reset them first.

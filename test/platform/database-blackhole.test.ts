@@ -33,10 +33,7 @@ describe.runIf(onPostgres)('the server process while Postgres is black-holed', a
     return;
   }
   const testDb = await createTestDatabase();
-  const target = new URL(testDb.url as string);
-  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-  const proxied = new URL(target);
-  proxied.host = `127.0.0.1:${proxy.port}`;
+  const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
   const keys = await createClinicWithKeys(testDb.database);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vetflow-blackhole-'));
   let server: RunningServer | undefined;
@@ -76,7 +73,7 @@ describe.runIf(onPostgres)('the server process while Postgres is black-holed', a
 
   it('lives through a 10 s black hole: no exit, every request answered in time, every note settled', async () => {
     server = await startServer({
-      DATABASE_URL: proxied.toString(),
+      DATABASE_URL: proxiedUrl,
       ROLE: 'all',
       DATA_DIR: dataDir,
       PUBLIC_BASE_URL: 'http://vetflow.test',

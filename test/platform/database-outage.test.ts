@@ -30,10 +30,7 @@ describe.runIf(onPostgres)('a database that refuses or black-holes connections',
     return;
   }
   const testDb = await createTestDatabase();
-  const target = new URL(testDb.url as string);
-  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
-  const proxied = new URL(target);
-  proxied.host = `127.0.0.1:${proxy.port}`;
+  const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
 
   const config = loadConfig(
     testEnv({
@@ -44,7 +41,7 @@ describe.runIf(onPostgres)('a database that refuses or black-holes connections',
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000',
     }),
   );
-  const database = openPostgres(proxied.toString(), 5, databaseTimeoutsOf(config));
+  const database = openPostgres(proxiedUrl, 5, databaseTimeoutsOf(config));
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

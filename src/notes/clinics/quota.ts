@@ -10,7 +10,19 @@ import { audioSecondsSince, lockClinicQuota } from '../store/notes.repo.ts';
  * caller's transaction then rolls back whatever it wrote.
  */
 export async function chargeClinicQuota(clinicId: string, durationSeconds: number, tx: Db): Promise<void> {
-  const quotaMinutes = await lockClinicQuota(clinicId, tx);
+  await chargeLockedClinicQuota(clinicId, await lockClinicQuota(clinicId, tx), durationSeconds, tx);
+}
+
+/**
+ * `chargeClinicQuota` for a caller that already holds the clinic's lock (`lockClinicQuota`, which
+ * answered `quotaMinutes`: null when the clinic has no quota).
+ */
+export async function chargeLockedClinicQuota(
+  clinicId: string,
+  quotaMinutes: number | null,
+  durationSeconds: number,
+  tx: Db,
+): Promise<void> {
   if (quotaMinutes === null) return;
   const now = new Date();
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));

@@ -4,7 +4,7 @@ import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
-import { chargeClinicQuota } from '../clinics/quota.ts';
+import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
@@ -45,7 +45,7 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
   return deps.idempotent<RetryResult['body']>(request, async (tx) => {
     // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
     // other retry or upload of this clinic that committed before this one.
-    await lockClinicQuota(caller.clinicId, tx);
+    const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       const current = await noteOfClinic(caller, noteId, tx);
@@ -60,7 +60,7 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
         max_retries: deps.maxRetries,
       });
     }
-    await chargeClinicQuota(caller.clinicId, found.audioDurationSeconds, tx);
+    await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
     await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };

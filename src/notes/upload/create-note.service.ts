@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { bindService } from '../../platform/bind-service.ts';
-import type { Db } from '../../platform/db/client.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
@@ -19,7 +18,6 @@ import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
 
 export interface CreateNoteDeps {
-  db: Db;
   idempotent: Idempotent;
   jobs: JobQueue;
   storage: AudioStorage;
