@@ -4,24 +4,10 @@
 // it as audio and the splitter is asked to cut it. Built from scratch here, so the test states
 // exactly which field lies.
 
+import { box, fullBox, u32 } from '../../src/providers/transcription/chunks/mp4-boxes.ts';
 import { fixture } from '../helpers/uploads.ts';
 
 // --- MP4 ---
-
-function u32(...values: number[]): Buffer {
-  const bytes = Buffer.alloc(4 * values.length);
-  for (const [i, value] of values.entries()) bytes.writeUInt32BE(value >>> 0, 4 * i);
-  return bytes;
-}
-
-function box(type: string, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const header = u32(8 + body.length, 0);
-  header.write(type, 4, 'latin1');
-  return Buffer.concat([header, body]);
-}
-
-const fullBox = (type: string, ...parts: Buffer[]) => box(type, u32(0), ...parts);
 
 /** The body of the first box of `type` found by descending `path` from the top of `bytes`. */
 function findBox(bytes: Buffer, path: string[]): Buffer {
@@ -72,17 +58,17 @@ export function m4a(seconds: number, tables: Mp4Tables): Buffer {
   const stbl = box(
     'stbl',
     STSD,
-    tables.stts ?? fullBox('stts', u32(1, frames, 1024)),
-    tables.stsc ?? fullBox('stsc', u32(1, 1, frames, 1)),
-    tables.stsz ?? fullBox('stsz', u32(16, frames)),
-    tables.stco ?? fullBox('stco', u32(1, 0)),
+    tables.stts ?? fullBox('stts', 0, u32(1, frames, 1024)),
+    tables.stsc ?? fullBox('stsc', 0, u32(1, 1, frames, 1)),
+    tables.stsz ?? fullBox('stsz', 0, u32(16, frames)),
+    tables.stco ?? fullBox('stco', 0, u32(1, 0)),
     ...(tables.extra ?? []),
   );
-  const hdlr = fullBox('hdlr', u32(0), Buffer.from('soun', 'latin1'), u32(0, 0, 0), Buffer.from('SoundHandler\0', 'latin1'));
-  const minf = box('minf', fullBox('smhd', u32(0)), box('dinf', fullBox('dref', u32(1), box('url ', u32(1)))), stbl);
-  const mdia = box('mdia', fullBox('mdhd', u32(0, 0, TIMESCALE, duration, 0x55c40000)), hdlr, minf);
+  const hdlr = fullBox('hdlr', 0, u32(0), Buffer.from('soun', 'latin1'), u32(0, 0, 0), Buffer.from('SoundHandler\0', 'latin1'));
+  const minf = box('minf', fullBox('smhd', 0, u32(0)), box('dinf', fullBox('dref', 0, u32(1), box('url ', u32(1)))), stbl);
+  const mdia = box('mdia', fullBox('mdhd', 0, u32(0, 0, TIMESCALE, duration, 0x55c40000)), hdlr, minf);
   const tkhd = box('tkhd', u32(3, 0, 0, 1, 0, duration, 0, 0, 0, 0x01000000, ...MATRIX, 0, 0));
-  const mvhd = fullBox('mvhd', u32(0, 0, TIMESCALE, duration, 0x00010000, 0x01000000, 0, 0, ...MATRIX, 0, 0, 0, 0, 0, 0, 2));
+  const mvhd = fullBox('mvhd', 0, u32(0, 0, TIMESCALE, duration, 0x00010000, 0x01000000, 0, 0, ...MATRIX, 0, 0, 0, 0, 0, 0, 2));
   const moov = box('moov', mvhd, box('trak', tkhd, mdia), ...(tables.moovExtra ?? []));
   const ftyp = box('ftyp', Buffer.from('M4A ', 'latin1'), u32(0), Buffer.from('M4A isommp42', 'latin1'));
   return Buffer.concat([ftyp, ...(tables.before ?? []), moov, box('mdat', Buffer.alloc(MDAT_BYTES)), ...(tables.after ?? [])]);
@@ -95,25 +81,25 @@ export const hostileM4a: Record<string, () => Buffer> = {
   // ~4 billion samples of one fixed size: the table is 12 bytes, the arrays it would size are 80 GB.
   'stsz fixed-size sample count': () =>
     m4a(2000, {
-      stsz: fullBox('stsz', u32(1, HUGE)),
-      stts: fullBox('stts', u32(1, HUGE, 8)),
-      stsc: fullBox('stsc', u32(1, 1, HUGE, 1)),
+      stsz: fullBox('stsz', 0, u32(1, HUGE)),
+      stts: fullBox('stts', 0, u32(1, HUGE, 8)),
+      stsc: fullBox('stsc', 0, u32(1, 1, HUGE, 1)),
     }),
   // A per-sample size table that says ~4 billion entries and holds none.
-  'stsz table count': () => m4a(2000, { stsz: fullBox('stsz', u32(0, HUGE)) }),
-  'stts entry count': () => m4a(2000, { stts: fullBox('stts', u32(HUGE)) }),
-  'stts run longer than the samples': () => m4a(2000, { stts: fullBox('stts', u32(1, HUGE, 1)) }),
-  'stsc entry count': () => m4a(2000, { stsc: fullBox('stsc', u32(HUGE)) }),
-  'stsc first chunk past the chunk offsets': () => m4a(2000, { stsc: fullBox('stsc', u32(2, 1, 1, 1, HUGE, 0, 1)) }),
-  'stco entry count': () => m4a(2000, { stco: fullBox('stco', u32(HUGE)) }),
-  'stco offset past the end of the file': () => m4a(2000, { stco: fullBox('stco', u32(1, 0x7000_0000)) }),
+  'stsz table count': () => m4a(2000, { stsz: fullBox('stsz', 0, u32(0, HUGE)) }),
+  'stts entry count': () => m4a(2000, { stts: fullBox('stts', 0, u32(HUGE)) }),
+  'stts run longer than the samples': () => m4a(2000, { stts: fullBox('stts', 0, u32(1, HUGE, 1)) }),
+  'stsc entry count': () => m4a(2000, { stsc: fullBox('stsc', 0, u32(HUGE)) }),
+  'stsc first chunk past the chunk offsets': () => m4a(2000, { stsc: fullBox('stsc', 0, u32(2, 1, 1, 1, HUGE, 0, 1)) }),
+  'stco entry count': () => m4a(2000, { stco: fullBox('stco', 0, u32(HUGE)) }),
+  'stco offset past the end of the file': () => m4a(2000, { stco: fullBox('stco', 0, u32(1, 0x7000_0000)) }),
   // Compact sample sizes of 0 bits: ~4 billion sizes read from no bytes at all (mediabunny's reader).
-  'stz2 sample count': () => m4a(2000, { stsz: Buffer.alloc(0), extra: [fullBox('stz2', u32(0, HUGE))] }),
+  'stz2 sample count': () => m4a(2000, { stsz: Buffer.alloc(0), extra: [fullBox('stz2', 0, u32(0, HUGE))] }),
   // A fragmented file whose one run says ~4 billion samples, each of the default size and duration.
   'trun sample count': () =>
     m4a(2000, {
-      moovExtra: [box('mvex', fullBox('trex', u32(1, 1, 1024, 16, 0)))],
-      after: [box('moof', fullBox('mfhd', u32(1)), box('traf', fullBox('tfhd', u32(1)), fullBox('trun', u32(HUGE))))],
+      moovExtra: [box('mvex', fullBox('trex', 0, u32(1, 1, 1024, 16, 0)))],
+      after: [box('moof', fullBox('mfhd', 0, u32(1)), box('traf', fullBox('tfhd', 0, u32(1)), fullBox('trun', 0, u32(HUGE))))],
     }),
   // Boxes inside boxes, each a byte longer than its parent; then a `moov` nested 3000 deep.
   'nested boxes longer than their parents': () => {

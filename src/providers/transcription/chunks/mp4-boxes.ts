@@ -1,4 +1,4 @@
-// Walking the boxes of an MP4 file. Every size is a claim of the file's: a box is believed only
+// Walking (and writing) the boxes of an MP4 file. Every size is a claim of the file's: a box is believed only
 // when it fits inside its parent (or the file), and top-level boxes are found through one buffered
 // window (a file of millions of tiny boxes costs one read per 64 KB, not one per box).
 
@@ -79,3 +79,23 @@ export function entryCount(bytes: Buffer, box: Box, headerBytes: number, entryBy
   if (count > fits) throw unreadableMp4(`its ${box.type} box says ${count} entries; its ${box.end - box.start} bytes hold ${fits}`);
   return count;
 }
+
+// --- writing boxes (the chunks the splitter cuts; crafted files in the tests) ---
+
+/** Big-endian 32-bit words. */
+export function u32(...values: number[]): Buffer {
+  const bytes = Buffer.alloc(4 * values.length);
+  for (const [i, value] of values.entries()) bytes.writeUInt32BE(value >>> 0, 4 * i);
+  return bytes;
+}
+
+/** A box: its 32-bit size, its type, then `parts`. */
+export function box(type: string, ...parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  const header = u32(8 + body.length, 0);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, body]);
+}
+
+/** A full box: version 0 and `flags` before the body. */
+export const fullBox = (type: string, flags: number, ...parts: Buffer[]) => box(type, u32(flags), ...parts);

@@ -8,7 +8,7 @@
 
 import { open } from 'node:fs/promises';
 import { AudioSplitError, type AudioSplitter, copyRange, FileWindow, IO_BUFFER_BYTES, type WrittenChunk, writeAll } from './file-io.ts';
-import { readBox, topLevelBoxes, unreadableMp4 } from './mp4-boxes.ts';
+import { box, fullBox, readBox, topLevelBoxes, u32, unreadableMp4 } from './mp4-boxes.ts';
 import { checkFallbackLayout } from './mp4-fallback.ts';
 import { readSampleTable, type SampleTable } from './mp4-table.ts';
 
@@ -19,22 +19,6 @@ async function readMoov(window: FileWindow): Promise<Buffer> {
 }
 
 // --- writing a chunk ---
-
-function u32(...values: number[]): Buffer {
-  const bytes = Buffer.alloc(4 * values.length);
-  for (const [i, value] of values.entries()) bytes.writeUInt32BE(value >>> 0, 4 * i);
-  return bytes;
-}
-
-function box(type: string, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const header = u32(8 + body.length, 0);
-  header.write(type, 4, 'latin1');
-  return Buffer.concat([header, body]);
-}
-
-/** A full box: version 0 and `flags` before the body. */
-const fullBox = (type: string, flags: number, ...parts: Buffer[]) => box(type, u32(flags), ...parts);
 
 const MATRIX = [0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000];
 
