@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { dottedIpv4, ipv6Groups, mappedIpv4Of } from '../../platform/ipv6.ts';
 
 // SSRF guard: webhook targets are chosen by clinics, so a delivery must never reach the service's
 // own network. The address checked is the address connected to (no second resolution).
@@ -65,36 +66,21 @@ export function isPrivateAddress(address: string): boolean {
  * when it carries none, null when it cannot be read.
  */
 function embeddedIpv4Of(address: string): string | undefined | null {
-  const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, ''));
+  const groups = groupsOf(address);
   if (!groups) return null;
-  const dotted = (high = 0, low = 0) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return dotted(groups[6], groups[7]);
-  if (groups[0] === 0x2002) return dotted(groups[1], groups[2]);
-  if ((groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe) return dotted(groups[6], groups[7]);
+  const mapped = mappedIpv4Of(groups);
+  if (mapped) return mapped;
+  if (groups[0] === 0x2002) return dottedIpv4(groups[1], groups[2]);
+  if ((groups[4] === 0 || groups[4] === 0x200) && groups[5] === 0x5efe) return dottedIpv4(groups[6], groups[7]);
   return undefined;
 }
 
 function isMapped(address: string): boolean {
-  const groups = expandIpv6(address.toLowerCase().replace(/^\[|\]$/g, '')) ?? [];
-  return groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
+  const groups = groupsOf(address);
+  return groups !== undefined && mappedIpv4Of(groups) !== undefined;
 }
 
-function expandIpv6(address: string): number[] | undefined {
-  let text = address.split('%')[0] ?? '';
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted?.[1]) {
-    const bytes = dotted[1].split('.').map(Number);
-    text = `${text.slice(0, -dotted[1].length)}${(((bytes[0] ?? 0) << 8) | (bytes[1] ?? 0)).toString(16)}:${(((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0)).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
-  const first = parse(head);
-  const last = tail === undefined ? [] : parse(tail);
-  const fill = 8 - first.length - last.length;
-  if (fill < 0 || (tail === undefined && fill !== 0)) return undefined;
-  const groups = [...first, ...Array(fill).fill(0), ...last];
-  return groups.some((group) => Number.isNaN(group)) ? undefined : groups;
-}
+const groupsOf = (address: string) => ipv6Groups(address.replace(/^\[|\]$/g, ''));
 
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
