@@ -21,6 +21,7 @@ import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RetryService, retryService } from './retry/retry.service.ts';
 import { type SectionsService, sectionsService } from './sections/sections.service.ts';
+import { type SettingsService, settingsService } from './settings/settings.service.ts';
 import { type UploadService, uploadService } from './upload/create-note.service.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
 import { type WebhooksService, webhooksService } from './webhooks/webhooks.service.ts';
@@ -47,6 +48,7 @@ export interface NotesServices {
   readonly exports: ExportService;
   readonly retries: RetryService;
   readonly sections: SectionsService;
+  readonly settings: SettingsService;
   readonly webhooks: WebhooksService;
 }
 
@@ -130,6 +132,7 @@ export function createNotesModule(
     exports: exportService({ db }),
     retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
+    settings: settingsService({ db }),
     webhooks: webhooksService({ db, webhooks }),
   };
   return { storage, webhooks, authenticator, usage, services };

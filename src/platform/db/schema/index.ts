@@ -5,6 +5,7 @@ export * from './auth-blocks.ts';
 export * from './auth-failures.ts';
 export * from './chat-messages.ts';
 export * from './chats.ts';
+export * from './clinic-settings.ts';
 export * from './clinics.ts';
 export * from './contact-audit-logs.ts';
 export * from './contact-changes.ts';

@@ -1,0 +1,43 @@
+import { bindService } from '../../platform/bind-service.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { NotesCaller } from '../callers.ts';
+import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
+import type { Settings, SettingsPatch } from './settings.schemas.ts';
+
+export interface SettingsDeps {
+  db: Db;
+}
+
+/** The templates a clinic can choose as its default. */
+const KNOWN_TEMPLATES = new Set(['padrao']);
+
+/** The API's settings: every setting, at the clinic's value or its default. */
+export function toSettingsBody(row: SettingsRow | undefined): Settings {
+  return { default_template: row?.defaultTemplate ?? 'padrao' };
+}
+
+async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Settings> {
+  return toSettingsBody(await findSettings(caller.clinicId, deps.db));
+}
+
+/** Changes what the patch names, all or nothing; a setting left out keeps its value. */
+async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: SettingsPatch): Promise<Settings> {
+  const values: SettingsValues = {};
+  if (patch.default_template !== undefined) {
+    if (!KNOWN_TEMPLATES.has(patch.default_template)) {
+      throw new AppError('TEMPLATE_NOT_FOUND', `No template "${patch.default_template}" in this clinic`, {
+        field: 'default_template',
+      });
+    }
+    values.defaultTemplate = patch.default_template;
+  }
+  if (Object.keys(values).length === 0) return getSettings(deps, caller);
+  return toSettingsBody(await saveSettings(caller.clinicId, values, deps.db));
+}
+
+export function settingsService(deps: SettingsDeps) {
+  return bindService(deps, { get: getSettings, update: updateSettings });
+}
+
+export type SettingsService = ReturnType<typeof settingsService>;
