@@ -127,7 +127,12 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
       method: 'POST',
       url: `/notes/v1/notes/${id}/amendments`,
       headers: as,
-      payload: { section_id: diagnosis.id, content: 'Gastrite aguda confirmada.', reason: 'Resultado do exame: gastrite', signed_by: signer },
+      payload: {
+        section_id: diagnosis.id,
+        content: 'Gastrite aguda confirmada.',
+        reason: 'Resultado do exame: gastrite',
+        signed_by: signer,
+      },
     });
     expect(amended.statusCode, amended.body).toBe(201);
     const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/export?format=rtf`, headers: as });
@@ -151,7 +156,11 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
 
     const fodt = await convert(file, 'fodt', 'fodt');
     for (const title of ['Adendo 1 — Diagnóstico', 'Assinatura']) {
-      expect(textStyleOf(fodt, title), title).toMatchObject({ 'fo:color': '#0038a8', 'style:font-name': 'Arial', 'fo:font-weight': 'bold' });
+      expect(textStyleOf(fodt, title), title).toMatchObject({
+        'fo:color': '#0038a8',
+        'style:font-name': 'Arial',
+        'fo:font-weight': 'bold',
+      });
     }
   });
 });

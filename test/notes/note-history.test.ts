@@ -12,8 +12,7 @@ const clinic = await createClinicWithKeys(db.database);
 
 const ANA = { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' };
 const historyOf = async (id: string) =>
-  (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}/history`, headers: { 'x-api-key': clinic.viewer } })).json()
-    .data as any[];
+  (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}/history`, headers: { 'x-api-key': clinic.viewer } })).json().data as any[];
 const noteOf = async (id: string) =>
   (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}`, headers: { 'x-api-key': clinic.viewer } })).json().data;
 async function settled(name: string): Promise<string> {
@@ -61,7 +60,11 @@ const recipes: Record<string, Recipe> = {
     async prepare() {
       const noteId = await settled('Editada');
       const section = (await noteOf(noteId)).note_sections[0];
-      return { noteId, url: `${PREFIX}/note_sections?section_id=${section.id}`, payload: { title: 'Novo título', content: 'Novo texto', order: '9' } };
+      return {
+        noteId,
+        url: `${PREFIX}/note_sections?section_id=${section.id}`,
+        payload: { title: 'Novo título', content: 'Novo texto', order: '9' },
+      };
     },
   },
   [`POST ${PREFIX}/notes/:id/sign`]: {
@@ -77,9 +80,18 @@ const recipes: Record<string, Recipe> = {
     status: 201,
     async prepare() {
       const noteId = await settled('Emendar');
-      await app.inject({ method: 'POST', url: `${PREFIX}/notes/${noteId}/sign`, headers: { 'x-api-key': clinic.editor }, payload: { signed_by: ANA } });
+      await app.inject({
+        method: 'POST',
+        url: `${PREFIX}/notes/${noteId}/sign`,
+        headers: { 'x-api-key': clinic.editor },
+        payload: { signed_by: ANA },
+      });
       const section = (await noteOf(noteId)).note_sections[0];
-      return { noteId, url: `${PREFIX}/notes/${noteId}/amendments`, payload: { section_id: section.id, content: 'c', reason: 'r', signed_by: ANA } };
+      return {
+        noteId,
+        url: `${PREFIX}/notes/${noteId}/amendments`,
+        payload: { section_id: section.id, content: 'c', reason: 'r', signed_by: ANA },
+      };
     },
   },
   // Reads the history records too.
@@ -111,7 +123,8 @@ const writeRoutes = notesRoutes(app)
 describe('note history', () => {
   it('has a recipe for every write route of the Notes router', () => {
     expect(writeRoutes.length).toBeGreaterThanOrEqual(6);
-    for (const route of writeRoutes) expect(recipes[route], `${route} writes a note: give it a history event and a recipe here`).toBeDefined();
+    for (const route of writeRoutes)
+      expect(recipes[route], `${route} writes a note: give it a history event and a recipe here`).toBeDefined();
   });
 
   it.each(Object.entries(recipes))('%s records its event with the key, the request id and the time', async (label, recipe) => {
@@ -148,7 +161,12 @@ describe('note history', () => {
     const [created, done] = await historyOf(completed);
     expect(created).toMatchObject({ event: 'created', key_id: clinic.editorId, key_name: 'editor' });
     expect(done).toMatchObject({ event: 'completed', key_id: null, key_name: null, request_id: null, details: { note_style: 'verbatim' } });
-    expect((await historyOf(failed)).at(-1)).toMatchObject({ event: 'failed', key_id: null, request_id: null, details: { code: expect.any(String) } });
+    expect((await historyOf(failed)).at(-1)).toMatchObject({
+      event: 'failed',
+      key_id: null,
+      request_id: null,
+      details: { code: expect.any(String) },
+    });
 
     const section = (await noteOf(completed)).note_sections[0];
     await app.inject({
@@ -177,10 +195,24 @@ describe('note history', () => {
 
     const before = await historyOf(completed);
     const refusals = [
-      app.inject({ method: 'POST', url: `${PREFIX}/notes/${completed}/sign`, headers: { 'x-api-key': clinic.editor }, payload: { signed_by: ANA } }),
+      app.inject({
+        method: 'POST',
+        url: `${PREFIX}/notes/${completed}/sign`,
+        headers: { 'x-api-key': clinic.editor },
+        payload: { signed_by: ANA },
+      }),
       app.inject({ method: 'GET', url: `${PREFIX}/notes/${failed}/export`, headers: { 'x-api-key': clinic.editor } }),
-      app.inject({ method: 'GET', url: `${PREFIX}/notes/${completed}/audio`, headers: { 'x-api-key': clinic.editor, range: 'bytes=99999999-' } }),
-      app.inject({ method: 'GET', url: `${PREFIX}/notes/${completed}/export`, headers: { 'x-api-key': clinic.viewer }, query: { format: 'pdf' } }),
+      app.inject({
+        method: 'GET',
+        url: `${PREFIX}/notes/${completed}/audio`,
+        headers: { 'x-api-key': clinic.editor, range: 'bytes=99999999-' },
+      }),
+      app.inject({
+        method: 'GET',
+        url: `${PREFIX}/notes/${completed}/export`,
+        headers: { 'x-api-key': clinic.viewer },
+        query: { format: 'pdf' },
+      }),
     ];
     for (const response of await Promise.all(refusals)) expect(response.statusCode).toBeGreaterThanOrEqual(400);
     expect(await historyOf(completed)).toEqual(before);

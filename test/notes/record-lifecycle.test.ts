@@ -150,7 +150,13 @@ describe('the clinical record, end to end', () => {
     expect(refused.json()).toMatchObject({ code: 'REVIEW_FLAGS_OPEN', details: { flags: 1 } });
     const byViewer = await call('POST', `/notes/${draft.id}/sign`, clinic.viewer, { signed_by: ANA, acknowledge_flags: true });
     expect(byViewer.json().code).toBe('INSUFFICIENT_PERMISSIONS');
-    const signed = await call('POST', `/notes/${draft.id}/sign`, clinic.editor, { signed_by: ANA, acknowledge_flags: true }, { 'x-request-id': 'sign-1' });
+    const signed = await call(
+      'POST',
+      `/notes/${draft.id}/sign`,
+      clinic.editor,
+      { signed_by: ANA, acknowledge_flags: true },
+      { 'x-request-id': 'sign-1' },
+    );
     expect(signed.statusCode, signed.body).toBe(200);
     const signedNote = signed.json().data;
     expect(signedNote.record_status).toBe('signed');
@@ -181,12 +187,18 @@ describe('the clinical record, end to end', () => {
 
     // Amend twice: the chain links each amendment to the link before it.
     const firstText = 'Omeprazol 1 mg/kg a cada 24 h por 7 dias.';
-    const first = await call('POST', `/notes/${draft.id}/amendments`, clinic.editor, {
-      section_id: treatment.id,
-      content: firstText,
-      reason: 'Dose conferida na gravação: 1 mg/kg',
-      signed_by: ANA,
-    }, { 'x-request-id': 'amend-1' });
+    const first = await call(
+      'POST',
+      `/notes/${draft.id}/amendments`,
+      clinic.editor,
+      {
+        section_id: treatment.id,
+        content: firstText,
+        reason: 'Dose conferida na gravação: 1 mg/kg',
+        signed_by: ANA,
+      },
+      { 'x-request-id': 'amend-1' },
+    );
     expect(first.statusCode, first.body).toBe(201);
     const firstAmendment = first.json().data;
     const afterFirst = await fetchNote(draft.id);
@@ -226,7 +238,8 @@ describe('the clinical record, end to end', () => {
     expect(amendments).toEqual({ status: 'success', data: [firstAmendment, secondAmendment] });
 
     // Exports tell the story: the signature, the amendments and the hash of the note as it stands.
-    const txt = (await call('GET', `/notes/${draft.id}/export?format=txt`, clinic.viewer, undefined, { 'x-request-id': 'export-txt' })).body;
+    const txt = (await call('GET', `/notes/${draft.id}/export?format=txt`, clinic.viewer, undefined, { 'x-request-id': 'export-txt' }))
+      .body;
     expect(txt).not.toContain('Rascunho');
     expect(txt).toContain(`Tratamento\n----------\n${secondText}`);
     expect(txt).toContain('Adendo 1 — Tratamento\n');
@@ -267,15 +280,28 @@ describe('the clinical record, end to end', () => {
     ]);
     const [created, completed, fetched, , signedEvt, amended1, amended2, exportedTxt] = history;
     expect(created).toMatchObject({ key_id: clinic.editorId, key_name: 'editor', request_id: expect.any(String) });
-    expect(completed).toMatchObject({ key_id: null, key_name: null, request_id: null, details: { note_style: 'clinical', review_flags: 1 } });
-    expect(fetched).toMatchObject({ key_id: clinic.viewerId, key_name: 'viewer', request_id: 'review-audio', details: { range: `bytes=${from}-${to}` } });
+    expect(completed).toMatchObject({
+      key_id: null,
+      key_name: null,
+      request_id: null,
+      details: { note_style: 'clinical', review_flags: 1 },
+    });
+    expect(fetched).toMatchObject({
+      key_id: clinic.viewerId,
+      key_name: 'viewer',
+      request_id: 'review-audio',
+      details: { range: `bytes=${from}-${to}` },
+    });
     expect(signedEvt).toMatchObject({
       key_id: clinic.editorId,
       request_id: 'sign-1',
       details: { signed_by: ANA, flags_acknowledged: true, open_flags: 1, content_sha256: signature.content_sha256 },
     });
     expect(amended1).toMatchObject({ request_id: 'amend-1', details: { signed_by: ANA, amendment_id: firstAmendment.id } });
-    expect(amended2).toMatchObject({ key_id: clinic.adminId, details: { signed_by: BRUNO, previous_sha256: firstAmendment.content_sha256 } });
+    expect(amended2).toMatchObject({
+      key_id: clinic.adminId,
+      details: { signed_by: BRUNO, previous_sha256: firstAmendment.content_sha256 },
+    });
     expect(exportedTxt).toMatchObject({ request_id: 'export-txt', details: { format: 'txt' } });
     for (const event of history) expect(event.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // Reads never carry transcript text.
@@ -343,7 +369,9 @@ describe('the clinical record, end to end', () => {
     expect(notSigned.json().code).toBe('NOTE_NOT_SIGNED');
 
     const signed = await clinicalDraft('Assinada');
-    expect((await call('POST', `/notes/${signed.id}/sign`, clinic.admin, { signed_by: ANA, acknowledge_flags: true })).statusCode).toBe(200);
+    expect((await call('POST', `/notes/${signed.id}/sign`, clinic.admin, { signed_by: ANA, acknowledge_flags: true })).statusCode).toBe(
+      200,
+    );
     const foreignSection = await call('POST', `/notes/${signed.id}/amendments`, clinic.editor, amendment);
     expect(foreignSection.statusCode).toBe(404);
     expect(foreignSection.json().code).toBe('SECTION_NOT_FOUND');

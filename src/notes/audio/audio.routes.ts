@@ -20,10 +20,10 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
         description:
           'The bytes that were uploaded, with their content type (`audio/mpeg`, `audio/wav`, `audio/mp4`, `audio/aac`) and ' +
           '`Accept-Ranges: bytes`. `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` → 206 with `Content-Range` and exactly ' +
-          'those bytes (a section\'s `evidence` times map to bytes through the audio\'s bitrate: a player seeks by time). ' +
+          "those bytes (a section's `evidence` times map to bytes through the audio's bitrate: a player seeks by time). " +
           'Several ranges → the whole file (200); a unit other than bytes is ignored. A malformed bytes range or one that ' +
           'starts past the end → 416 `RANGE_NOT_SATISFIABLE` with `Content-Range: bytes */<size>`. No audio stored → 404 ' +
-          '`AUDIO_NOT_FOUND`. Each fetch is recorded in the note\'s history (`audio_fetched`).',
+          "`AUDIO_NOT_FOUND`. Each fetch is recorded in the note's history (`audio_fetched`).",
         tags: ['Notes'],
         params: NoteIdParams,
         headers: z.object({ range: z.string().optional().meta({ description: 'e.g. `bytes=0-65535`, `bytes=1000-`, `bytes=-500`' }) }),

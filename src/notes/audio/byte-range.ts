@@ -2,10 +2,7 @@ import { parse } from 'range-parser';
 import type { ByteRange } from '../../providers/storage/port.ts';
 
 /** What a Range header asks of a file of `size` bytes. */
-export type RangeAnswer =
-  | { kind: 'whole' }
-  | { kind: 'partial'; range: ByteRange }
-  | { kind: 'unsatisfiable' };
+export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' };
 
 /**
  * Reads a Range header (RFC 9110 §14) for one file:

@@ -25,7 +25,15 @@ export interface ExportRecord {
   signature: { name: string; license: string; signedAt: string; sha256: string } | null;
   /** The hash of the note as it stands: the last amendment's, or the signature's. */
   currentSha256: string | null;
-  amendments: { sectionTitle: string; reason: string; name: string; license: string; createdAt: string; content: string; previousContent: string }[];
+  amendments: {
+    sectionTitle: string;
+    reason: string;
+    name: string;
+    license: string;
+    createdAt: string;
+    content: string;
+    previousContent: string;
+  }[];
 }
 
 // The notes are written in Portuguese, so the header a vet reads is too.
@@ -137,7 +145,10 @@ export function recordBlocks(document: ExportDocument): { title: string; lines: 
   }));
   const hashes =
     record.currentSha256 && record.currentSha256 !== signature.sha256
-      ? [`SHA-256 na assinatura: ${signature.sha256}`, `SHA-256 atual (após ${record.amendments.length} adendo(s)): ${record.currentSha256}`]
+      ? [
+          `SHA-256 na assinatura: ${signature.sha256}`,
+          `SHA-256 atual (após ${record.amendments.length} adendo(s)): ${record.currentSha256}`,
+        ]
       : [`SHA-256: ${signature.sha256}`];
   return [
     ...amendments,

@@ -1,8 +1,8 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../callers.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
+import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { amendmentsOf, findSignature } from '../record/record.repo.ts';
 import { type SectionRow, sectionsOf } from '../store/notes.repo.ts';

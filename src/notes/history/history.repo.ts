@@ -19,7 +19,8 @@ export async function insertHistoryEvent(event: NewHistoryEvent, tx: Db): Promis
     noteId: event.noteId,
     event: event.event,
     keyId: event.keyId,
-    keyName: event.keyId === null ? null : sql`(select ${notesApiKeys.name} from ${notesApiKeys} where ${notesApiKeys.id} = ${event.keyId})`,
+    keyName:
+      event.keyId === null ? null : sql`(select ${notesApiKeys.name} from ${notesApiKeys} where ${notesApiKeys.id} = ${event.keyId})`,
     requestId: event.requestId,
     details: event.details,
   });

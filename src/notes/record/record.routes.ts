@@ -16,7 +16,7 @@ export async function recordRoutes(app: AppInstance, { record }: { record: Recor
         operationId: 'signNote',
         summary: 'Sign a completed note as the responsible veterinarian; the note is then locked',
         description:
-          'Records the signer (name and licence), the key, the time and the SHA-256 of the note\'s clinical content ' +
+          "Records the signer (name and licence), the key, the time and the SHA-256 of the note's clinical content " +
           '(docs/notes-record.md), and makes `record_status` `signed`. Afterwards section edits and retries answer 409 ' +
           '`NOTE_SIGNED`; corrections are amendments. 422 `NOTE_NOT_COMPLETED` before completion; 409 `REVIEW_FLAGS_OPEN` ' +
           '(`details.flags`: how many) while review flags are open, unless `acknowledge_flags: true`; 409 `NOTE_SIGNED` when ' +

@@ -11,7 +11,6 @@ import { ownNote } from '../store/own-note.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { contentSha256 } from './content-hash.ts';
 import { refuseSigned } from './locked.ts';
-import type { AmendInput, SignInput } from './record.schemas.ts';
 import {
   amendmentsOf,
   findNoteOwner,
@@ -23,6 +22,7 @@ import {
   lockSectionOfNote,
   setRecordStatus,
 } from './record.repo.ts';
+import type { AmendInput, SignInput } from './record.schemas.ts';
 import { toAmendmentBody } from './record.view.ts';
 
 export interface RecordDeps {

@@ -30,7 +30,7 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         summary: 'Update one section of a note',
         description:
           'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally and the ' +
-          'change (before/after) in the note\'s history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). ' +
+          "change (before/after) in the note's history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). " +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
         querystring: z.object({ section_id: z.string().optional() }),
