@@ -79,6 +79,15 @@ describe('GET /notes/{id}/audio', () => {
     }
   });
 
+  it('answers HEAD with the headers alone, and records no fetch', async () => {
+    const before = (await historyOf(noteId)).length;
+    const response = await app.inject({ method: 'HEAD', url: `/notes/v1/notes/${noteId}/audio`, headers: { 'x-api-key': clinic.viewer } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers).toMatchObject({ 'accept-ranges': 'bytes', 'content-type': 'audio/mpeg' });
+    expect(response.rawPayload.length).toBe(0);
+    expect((await historyOf(noteId)).length).toBe(before);
+  });
+
   it('records each fetch in the history, with the range served', async () => {
     await audio('bytes=0-9');
     const last = (await historyOf(noteId)).at(-1);
