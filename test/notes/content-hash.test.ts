@@ -31,7 +31,13 @@ describe('the content hash', () => {
   it('orders sections as the API shows them (numeric order) and changes with any clinical text', () => {
     const base = contentSha256(EXAMPLE);
     expect(contentSha256({ ...EXAMPLE, sections: [...EXAMPLE.sections].reverse() })).toBe(base);
-    const tenth = { ...EXAMPLE, sections: [{ ...EXAMPLE.sections[0]!, order: '10' }, { ...EXAMPLE.sections[1]!, order: '2' }] };
+    const tenth = {
+      ...EXAMPLE,
+      sections: [
+        { ...EXAMPLE.sections[0]!, order: '10' },
+        { ...EXAMPLE.sections[1]!, order: '2' },
+      ],
+    };
     const tenthReversed = { ...tenth, sections: [...tenth.sections].reverse() };
     expect(contentSha256(tenth)).toBe(contentSha256(tenthReversed));
     const changed = [

@@ -1,4 +1,5 @@
-import { errorResponses } from '../../platform/http/schemas.ts';
+import { AppError } from '../../platform/errors.ts';
+import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { NoteEnvelope, NoteIdParams } from '../store/note.schemas.ts';
@@ -40,7 +41,7 @@ export async function recordRoutes(app: AppInstance, { record }: { record: Recor
         description:
           'The section shows the new content; the amendment keeps the text it replaced, the reason and the signer, and ' +
           'links the hash chain (`previous_sha256` → `content_sha256`). 409 `NOTE_NOT_SIGNED` on a draft; 404 ' +
-          '`SECTION_NOT_FOUND` for a section of another note. Makes `record_status` `amended` and sends `note.amended`.',
+          '`SECTION_NOT_FOUND` for a section of another note; 400 `INVALID_SECTION_ID` when `section_id` is not a UUID. Makes `record_status` `amended` and sends `note.amended`.',
         tags,
         params: NoteIdParams,
         body: AmendBody,
@@ -48,7 +49,14 @@ export async function recordRoutes(app: AppInstance, { record }: { record: Recor
       },
     },
     async (request, reply) => {
-      const data = await record.amend(notesCallerOf(request), request.params.id, request.body);
+      const sectionId = UuidSchema.safeParse(request.body.section_id);
+      if (!sectionId.success) {
+        throw new AppError('INVALID_SECTION_ID', 'section_id must be a UUID', { field: 'section_id', reason: 'not a UUID' });
+      }
+      const data = await record.amend(notesCallerOf(request), request.params.id, {
+        ...request.body,
+        section_id: sectionId.data.toLowerCase(),
+      });
       return reply.code(201).send({ status: 'success' as const, data });
     },
   );

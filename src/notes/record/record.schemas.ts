@@ -13,7 +13,8 @@ export const SignBody = z
 
 export const AmendBody = z
   .object({
-    section_id: z.uuid().meta({ description: 'A section of this note' }),
+    // Any string, checked by the route: a malformed id is 400 INVALID_SECTION_ID, as on PATCH /note_sections.
+    section_id: z.string().meta({ format: 'uuid', description: 'A section of this note (not a UUID → 400 INVALID_SECTION_ID)' }),
     content: z.string().min(1).max(20_000).meta({ description: "The section's new content" }),
     reason: z.string().trim().min(1).max(500).meta({ description: 'Why the signed note is corrected' }),
     signed_by: SignerSchema,
