@@ -8,4 +8,6 @@ export interface NotesCaller {
   readonly clinicId: string;
   readonly role: Role;
   readonly permissions: readonly Permission[];
+  /** The request being served (its X-Request-Id), for the note's history; absent outside a request. */
+  readonly requestId?: string;
 }

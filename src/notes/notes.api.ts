@@ -1,11 +1,14 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
+import { audioRoutes } from './audio/audio.routes.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { exportRoutes } from './export/export.routes.ts';
+import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
 import type { NotesModule } from './notes.module.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
+import { recordRoutes } from './record/record.routes.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
 import { sectionRoutes } from './sections/sections.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
@@ -26,6 +29,17 @@ const CLINICAL_NOTES_DESCRIPTION =
   'is unreachable or its answer unusable (not JSON, unknown label, a line out of range), the note completes ' +
   '`verbatim` with a `drafting_unavailable` or `drafting_invalid` flag — never `failed`.';
 
+/** The clinical record contract (docs/notes-record.md). */
+const CLINICAL_RECORD_DESCRIPTION =
+  '\n\n**The clinical record.** Every note has `record_status`: `draft`, `signed`, `amended`. A reviewer hears the ' +
+  'evidence with `GET /notes/{id}/audio` (byte ranges), signs with `POST /notes/{id}/sign` (name and CRMV licence; open ' +
+  'review flags need `acknowledge_flags: true`), after which the note is locked (section edits and retries → 409 ' +
+  '`NOTE_SIGNED`) and corrected only by `POST /notes/{id}/amendments` (append-only). The signature and each amendment ' +
+  'carry `content_sha256`, the hex SHA-256 of the RFC 8785 canonical JSON of `{note_id, sections: [{label, title, ' +
+  'content, order}], signed_by: {name, license}, signed_at}` (sections in display order, as they stand after that ' +
+  "signature or amendment; signed_by/signed_at the original signature's); each amendment also `previous_sha256`, the " +
+  'link before it. `GET /notes/{id}/history` lists every write, export and audio fetch with the key, request id and time.';
+
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
   title: 'vetflow Notes API',
@@ -38,10 +52,11 @@ export const notesApiDescription: ApiDescription = {
     '`GET /notes/{id}/status` is not limited. Successful bodies use the envelope `{status: "success", data}` ' +
     '(lists add `meta`), except these, which answer a bare object: `GET /notes/{id}/status`, ' +
     '`PATCH /note_sections`, `POST /webhooks`. Webhooks (`/webhooks`, administrator): events ' +
-    '`note.completed` and `note.failed` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
+    '`note.completed`, `note.failed`, `note.signed` and `note.amended` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
     '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +
     'retried with backoff for about 24 h on timeouts, 429 and 5xx. ' +
-    CLINICAL_NOTES_DESCRIPTION,
+    CLINICAL_NOTES_DESCRIPTION +
+    CLINICAL_RECORD_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
@@ -89,4 +104,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(sectionRoutes, { sections: services.sections });
   await app.register(settingsRoutes, { settings: services.settings });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
+  await app.register(recordRoutes, { record: services.record });
+  await app.register(historyRoutes, { history: services.history });
+  await app.register(audioRoutes, { audio: services.audio });
 }

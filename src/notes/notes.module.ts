@@ -10,8 +10,10 @@ import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
 import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
+import { type AudioService, audioService } from './audio/audio.service.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { type ExportService, exportService } from './export/export.service.ts';
+import { type HistoryService, historyService } from './history/history.service.ts';
 import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createConfiguredProviders } from './processing/configured-providers.ts';
@@ -19,6 +21,7 @@ import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
+import { type RecordService, recordService } from './record/record.service.ts';
 import { type RetryService, retryService } from './retry/retry.service.ts';
 import { type SectionsService, sectionsService } from './sections/sections.service.ts';
 import { type SettingsService, settingsService } from './settings/settings.service.ts';
@@ -50,6 +53,9 @@ export interface NotesServices {
   readonly sections: SectionsService;
   readonly settings: SettingsService;
   readonly webhooks: WebhooksService;
+  readonly record: RecordService;
+  readonly history: HistoryService;
+  readonly audio: AudioService;
 }
 
 export interface NotesProviders {
@@ -134,6 +140,9 @@ export function createNotesModule(
     sections: sectionsService({ db }),
     settings: settingsService({ db }),
     webhooks: webhooksService({ db, webhooks }),
+    record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
+    history: historyService({ db }),
+    audio: audioService({ db, storage }),
   };
   return { storage, webhooks, authenticator, usage, services };
 }

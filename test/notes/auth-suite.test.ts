@@ -132,6 +132,10 @@ describe('Notes API tenant isolation', () => {
     [`POST ${PREFIX}/transcripts/retry`]: { payload: { note_id: noteId } },
     [`PATCH ${PREFIX}/note_sections`]: { query: `?section_id=${sectionId}`, payload: { title: 't', content: 'c', order: '1' } },
     [`PATCH ${PREFIX}/webhooks/:id`]: { payload: { description: 'taken over' } },
+    [`POST ${PREFIX}/notes/:id/sign`]: { payload: { signed_by: { name: 'Outra', license: 'CRMV-SP 1' }, acknowledge_flags: true } },
+    [`POST ${PREFIX}/notes/:id/amendments`]: {
+      payload: { section_id: sectionId, content: 'c', reason: 'r', signed_by: { name: 'Outra', license: 'CRMV-SP 1' } },
+    },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);
@@ -156,7 +160,17 @@ describe('Notes API tenant isolation', () => {
   });
 
   it("refuses another clinic's key with 403 FORBIDDEN_TENANT on every route that names a resource", async () => {
-    expect(tenantScoped.map(label)).toEqual(expect.arrayContaining([`POST ${PREFIX}/transcripts/retry`, `PATCH ${PREFIX}/note_sections`]));
+    expect(tenantScoped.map(label)).toEqual(
+      expect.arrayContaining([
+        `POST ${PREFIX}/transcripts/retry`,
+        `PATCH ${PREFIX}/note_sections`,
+        `POST ${PREFIX}/notes/:id/sign`,
+        `POST ${PREFIX}/notes/:id/amendments`,
+        `GET ${PREFIX}/notes/:id/amendments`,
+        `GET ${PREFIX}/notes/:id/history`,
+        `GET ${PREFIX}/notes/:id/audio`,
+      ]),
+    );
     for (const route of tenantScoped) {
       const extra = extras[label(route)];
       const response = await app.inject({
@@ -168,7 +182,9 @@ describe('Notes API tenant isolation', () => {
       expect(response.statusCode, `${label(route)}: ${response.body}`).toBe(403);
       expect(response.json().code, label(route)).toBe('FORBIDDEN_TENANT');
     }
-    // The first clinic still has everything, unchanged; its viewer key was not revoked.
+    // The first clinic still has everything, unchanged (the note unsigned); its viewer key was not revoked.
+    const note = await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.admin) });
+    expect(note.json().data).toMatchObject({ record_status: 'draft', signature: null });
     for (const path of [`/notes/${noteId}`, `/webhooks/${webhookId}`, `/api-keys/${keys.viewerId}/usage`]) {
       const response = await app.inject({ method: 'GET', url: `${PREFIX}${path}`, headers: as(keys.admin) });
       expect(response.statusCode, path).toBe(200);

@@ -84,14 +84,15 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
 
     const text = (await convert(file, 'txt:Text (encoded):UTF8', 'txt')).replace(/^\uFEFF/, '');
     const lines = text.split(/\r?\n/).filter(Boolean);
-    expect(lines.slice(0, 4)).toEqual([
+    expect(lines.slice(0, 5)).toEqual([
       'Paciente: Tóbi',
       'Sexo: Macho',
       `Data: ${createdAt.toISOString().slice(0, 10)}`,
       'ID externo: PAC-ç-7',
+      'Rascunho — não assinado',
     ]);
     const expected = SECTION_LABELS.flatMap((label) => [SECTION_TITLES[label], ...CONTENTS[label].split('\n')]);
-    expect(lines.slice(4)).toEqual(expected);
+    expect(lines.slice(5)).toEqual(expected);
     for (const word of ['Diagnóstico', 'Observações', 'Exame Físico', 'Tóbi', 'vômito', 'à palpação', 'porções', '°C', '{aguda}', '\\']) {
       expect(text).toContain(word);
     }
@@ -113,6 +114,54 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
     }
     const colours = bodies.map((body) => body['fo:color']);
     expect(new Set([...colours, '#0038a8']).size, colours.join(' ')).toBe(SECTION_LABELS.length + 1);
+  });
+
+  it('shows a signed, amended note with its "Adendo" blocks and signature, in the title style', { timeout: 120_000 }, async () => {
+    const { id } = await completedNote();
+    const as = { 'x-api-key': clinic.editor };
+    const signer = { name: 'Dra. Inês Araújo', license: 'CRMV-MG 9876' };
+    const signed = await app.inject({ method: 'POST', url: `/notes/v1/notes/${id}/sign`, headers: as, payload: { signed_by: signer } });
+    expect(signed.statusCode, signed.body).toBe(200);
+    const diagnosis = signed.json().data.note_sections.find((section: { label: string }) => section.label === 'diagnosis');
+    const amended = await app.inject({
+      method: 'POST',
+      url: `/notes/v1/notes/${id}/amendments`,
+      headers: as,
+      payload: {
+        section_id: diagnosis.id,
+        content: 'Gastrite aguda confirmada.',
+        reason: 'Resultado do exame: gastrite',
+        signed_by: signer,
+      },
+    });
+    expect(amended.statusCode, amended.body).toBe(201);
+    const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/export?format=rtf`, headers: as });
+    const file = path.join(work, 'signed.rtf');
+    writeFileSync(file, response.rawPayload);
+
+    const text = (await convert(file, 'txt:Text (encoded):UTF8', 'txt')).replace(/^\uFEFF/, '');
+    const lines = text.split(/\r?\n/).filter(Boolean);
+    expect(text).not.toContain('Rascunho');
+    expect(lines).toContain('Gastrite aguda confirmada.');
+    const adendo = lines.indexOf('Adendo 1 — Diagnóstico');
+    expect(adendo).toBeGreaterThan(0);
+    expect(lines.slice(adendo + 1, adendo + 3)).toEqual([
+      'Motivo: Resultado do exame: gastrite',
+      expect.stringMatching(/^Por: Dra\. Inês Araújo — CRMV-MG 9876 em \d\d\/\d\d\/\d{4} \d\d:\d\d UTC$/),
+    ]);
+    const signature = lines.indexOf('Assinatura');
+    expect(lines[signature + 1]).toMatch(/^Assinado por Dra\. Inês Araújo — CRMV-MG 9876 em \d\d\/\d\d\/\d{4} \d\d:\d\d UTC$/);
+    expect(lines[signature + 2]).toBe(`SHA-256 na assinatura: ${signed.json().data.signature.content_sha256}`);
+    expect(lines[signature + 3]).toContain(amended.json().data.content_sha256);
+
+    const fodt = await convert(file, 'fodt', 'fodt');
+    for (const title of ['Adendo 1 — Diagnóstico', 'Assinatura']) {
+      expect(textStyleOf(fodt, title), title).toMatchObject({
+        'fo:color': '#0038a8',
+        'style:font-name': 'Arial',
+        'fo:font-weight': 'bold',
+      });
+    }
   });
 });
 

@@ -56,6 +56,17 @@ describe('S3-compatible audio storage', () => {
     expect(readdirSync(config.DATA_DIR, { recursive: true }).filter((name) => String(name).endsWith('.mp3'))).toEqual([]);
 
     expect(await waitUntilSettled(app, clinic.viewer, id)).toBe('completed');
+    // The audio route asks the bucket for the range only, and answers exactly those bytes.
+    const range = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/notes/${id}/audio`,
+      headers: { 'x-api-key': clinic.viewer, range: 'bytes=100-1099' },
+    });
+    expect(range.statusCode).toBe(206);
+    expect(range.headers['content-range']).toBe(`bytes 100-1099/${fixture('consultation.mp3').length}`);
+    expect(range.rawPayload.equals(fixture('consultation.mp3').subarray(100, 1100))).toBe(true);
+    const whole = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/audio`, headers: { 'x-api-key': clinic.viewer } });
+    expect(whole.rawPayload.equals(fixture('consultation.mp3'))).toBe(true);
     const sent = whisper.requests.at(-1)?.body ?? Buffer.alloc(0);
     expect(sent.includes(fixture('consultation.mp3'))).toBe(true);
   });

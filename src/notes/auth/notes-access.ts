@@ -76,5 +76,6 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
 /** The authenticated caller of a route that is not public. */
 export function notesCallerOf(request: FastifyRequest): NotesCaller {
   if (!request.notesCaller) throw new Error('notesCallerOf called on a public route');
-  return request.notesCaller;
+  // The cached caller is shared by every request of the key; the request id is this request's.
+  return { ...request.notesCaller, requestId: request.id };
 }

@@ -16,6 +16,24 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** The clinical record (notes/record/): unsigned → the export says it is a draft; absent → nothing said. */
+  record?: ExportRecord;
+}
+
+/** The signature and amendments an export shows; dates as the API shows them (UTC). */
+export interface ExportRecord {
+  signature: { name: string; license: string; signedAt: string; sha256: string } | null;
+  /** The hash of the note as it stands: the last amendment's, or the signature's. */
+  currentSha256: string | null;
+  amendments: {
+    sectionTitle: string;
+    reason: string;
+    name: string;
+    license: string;
+    createdAt: string;
+    content: string;
+    previousContent: string;
+  }[];
 }
 
 // The notes are written in Portuguese, so the header a vet reads is too.
@@ -88,4 +106,55 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     style: note.noteStyle,
     reviewFlags: note.reviewFlags as ReviewFlag[],
   };
+}
+
+export const DRAFT_MARK = 'Rascunho — não assinado';
+export const SIGNATURE_TITLE = 'Assinatura';
+
+/** `2026-11-28T14:05:09Z` → `28/11/2026 14:05 UTC`: how a Brazilian reader writes a date. */
+function readableDate(timestamp: string): string {
+  const [date = '', time = ''] = timestamp.replace('Z', '').split('T');
+  const [year, month, day] = date.split('-');
+  return `${day}/${month}/${year} ${time.slice(0, 5)} UTC`;
+}
+
+/** An unsigned note's export says so under its header, before anything clinical. */
+export function draftMark(document: ExportDocument): string | null {
+  return document.record && !document.record.signature ? DRAFT_MARK : null;
+}
+
+/**
+ * A signed note's record as blocks of lines, shared by both formats, after the sections: each
+ * amendment ("Adendo n — section": reason, author, date, new and replaced text), then the signature
+ * ("Assinado por … — CRMV … em …" and the hash of the note as it stands). None for a draft.
+ */
+export function recordBlocks(document: ExportDocument): { title: string; lines: string[] }[] {
+  const record = document.record;
+  if (!record?.signature) return [];
+  const { signature } = record;
+  const amendments = record.amendments.map((amendment, index) => ({
+    title: `Adendo ${index + 1} — ${amendment.sectionTitle}`,
+    lines: [
+      `Motivo: ${amendment.reason}`,
+      `Por: ${amendment.name} — ${amendment.license} em ${readableDate(amendment.createdAt)}`,
+      'Novo texto:',
+      ...linesOf(amendment.content.trim()),
+      'Texto anterior:',
+      ...linesOf(amendment.previousContent.trim()),
+    ],
+  }));
+  const hashes =
+    record.currentSha256 && record.currentSha256 !== signature.sha256
+      ? [
+          `SHA-256 na assinatura: ${signature.sha256}`,
+          `SHA-256 atual (após ${record.amendments.length} adendo(s)): ${record.currentSha256}`,
+        ]
+      : [`SHA-256: ${signature.sha256}`];
+  return [
+    ...amendments,
+    {
+      title: SIGNATURE_TITLE,
+      lines: [`Assinado por ${signature.name} — ${signature.license} em ${readableDate(signature.signedAt)}`, ...hashes],
+    },
+  ];
 }

@@ -1,10 +1,13 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
-import { sectionsOf } from '../store/notes.repo.ts';
+import { recordNoteEvent } from '../history/record-event.ts';
+import { amendmentsOf, findSignature } from '../record/record.repo.ts';
+import { type SectionRow, sectionsOf } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
-import { toExportDocument } from './export-document.ts';
+import { type ExportRecord, toExportDocument } from './export-document.ts';
 import { attachmentDisposition } from './filename.ts';
 import { renderRtf } from './rtf.ts';
 import { renderTxt } from './txt.ts';
@@ -23,7 +26,7 @@ export interface ExportFile {
   body: string;
 }
 
-/** A completed note of the caller's clinic as a TXT or RTF download. */
+/** A completed note of the caller's clinic as a TXT or RTF download, recorded in its history (`exported`). */
 async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
   const chosen = parseFormat(format);
   const note = await noteOfClinic(caller, id, db);
@@ -32,9 +35,38 @@ async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, f
       transcription_status: note.transcriptionStatus,
     });
   }
-  const document = toExportDocument(note, await sectionsOf(note.id, db));
+  const sections = await sectionsOf(note.id, db);
+  const document = { ...toExportDocument(note, sections), record: await exportRecord(note.id, sections, db) };
   const { contentType, render } = FORMATS[chosen];
-  return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body: render(document) };
+  const body = render(document);
+  await db.transaction((tx) => recordNoteEvent(tx, note.id, 'exported', caller, { format: chosen }));
+  return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body };
+}
+
+/** The signature and amendments an export shows (none for a draft, which the export marks as such). */
+async function exportRecord(noteId: string, sections: SectionRow[], db: Db): Promise<ExportRecord> {
+  const signature = await findSignature(noteId, db);
+  if (!signature) return { signature: null, currentSha256: null, amendments: [] };
+  const amendments = await amendmentsOf(noteId, db);
+  const titles = new Map(sections.map((section) => [section.id, section.title]));
+  return {
+    signature: {
+      name: signature.signedByName,
+      license: signature.signedByLicense,
+      signedAt: toTimestamp(signature.signedAt),
+      sha256: signature.contentSha256,
+    },
+    currentSha256: amendments.at(-1)?.contentSha256 ?? signature.contentSha256,
+    amendments: amendments.map((amendment) => ({
+      sectionTitle: titles.get(amendment.sectionId) ?? amendment.label,
+      reason: amendment.reason,
+      name: amendment.signedByName,
+      license: amendment.signedByLicense,
+      createdAt: toTimestamp(amendment.createdAt),
+      content: amendment.content,
+      previousContent: amendment.previousContent,
+    })),
+  };
 }
 
 /** Exports bound once to the database: `exportNote(caller, id, format)`. */

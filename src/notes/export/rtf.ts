@@ -1,4 +1,4 @@
-import { type ExportDocument, headerLines, linesOf, REVIEW_TITLE, reviewLines } from './export-document.ts';
+import { draftMark, type ExportDocument, headerLines, linesOf, REVIEW_TITLE, recordBlocks, reviewLines } from './export-document.ts';
 
 // RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
 // Colours are indices into \colortbl (index 0 is "auto"); fonts are indices into \fonttbl, each
@@ -49,14 +49,22 @@ export function renderRtf(document: ExportDocument): string {
       `{\\pard\\sa100${BODY_FONT}\\fs24\\cf${colour} ${lines.join('\\par\n')}\\par}`,
     ];
   });
+  const draft = draftMark(document);
+  const draftBlock = draft ? [`{\\pard\\sb120\\sa120${TITLE_FONT}\\fs26\\b\\cf${REVIEW_COLOUR} ${escapeRtf(draft)}\\par}`] : [];
+  const record = recordBlocks(document).flatMap(({ title, lines }) => [
+    `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${TITLE_COLOUR} ${escapeRtf(title)}\\par}`,
+    `{\\pard\\sa100${BODY_FONT}\\fs24 ${lines.map(escapeRtf).join('\\par\n')}\\par}`,
+  ]);
   return [
     `{\\rtf1\\ansi\\ansicpg1252\\deff1\\uc1`,
     FONT_TABLE,
     `{\\colortbl;${colours}}`,
     '\\viewkind4',
     ...header,
+    ...draftBlock,
     ...reviewBlock,
     ...sections,
+    ...record,
     '}',
     '',
   ].join('\n');

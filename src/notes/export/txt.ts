@@ -1,11 +1,12 @@
-import { type ExportDocument, headerLines, linesOf, REVIEW_TITLE, reviewLines } from './export-document.ts';
+import { draftMark, type ExportDocument, headerLines, linesOf, REVIEW_TITLE, recordBlocks, reviewLines } from './export-document.ts';
 
 // Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
 const underlined = (title: string) => [title, '-'.repeat(Math.max([...title].length, 3))];
 
 /**
- * Plain structured text: the header, the "Revisar" block when something needs review, then each
- * section as an underlined title and its text.
+ * Plain structured text: the header (and the draft mark while unsigned), the "Revisar" block when
+ * something needs review, each section as an underlined title and its text, then the amendments and
+ * the signature of a signed note.
  */
 export function renderTxt(document: ExportDocument): string {
   const header = headerLines(document).map(({ label, value }) => `${label}: ${value}`);
@@ -15,5 +16,7 @@ export function renderTxt(document: ExportDocument): string {
     const body = content.trim();
     return [...underlined(title), ...(body ? linesOf(body) : [])].join('\n');
   });
-  return `${[header.join('\n'), ...reviewBlock, ...sections].join('\n\n')}\n`;
+  const draft = draftMark(document);
+  const record = recordBlocks(document).map(({ title, lines }) => [...underlined(title), ...lines].join('\n'));
+  return `${[header.join('\n'), ...(draft ? [draft] : []), ...reviewBlock, ...sections, ...record].join('\n\n')}\n`;
 }

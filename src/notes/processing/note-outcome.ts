@@ -1,11 +1,12 @@
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredTranscript } from '../../platform/db/schema/index.ts';
 import { notesCompleted, notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
+import { recordNoteEvent } from '../history/record-event.ts';
 import { markNoteCompleted, markNoteFailed, type WrittenContent } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 
 /**
- * How a note's processing ends: the status change and its `note.completed` / `note.failed` event
+ * How a note's processing ends: the status change, its history event (no key: the worker's) and its `note.completed` / `note.failed` event
  * (outbox) in one transaction, so a receiver hears of exactly the outcomes that were committed.
  * Processing owns this transaction; the repo only writes rows and knows nothing of webhooks.
  */
@@ -16,6 +17,7 @@ export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
       return deps.db
         .transaction(async (tx) => {
           if (!(await markNoteCompleted(id, transcript, written, tx))) return false;
+          await recordNoteEvent(tx, id, 'completed', null, { note_style: written.style, review_flags: written.reviewFlags.length });
           await deps.events.completed(tx, id);
           return true;
         })
@@ -29,6 +31,7 @@ export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
       return deps.db
         .transaction(async (tx) => {
           if (!(await markNoteFailed(id, failure, tx))) return false;
+          await recordNoteEvent(tx, id, 'failed', null, { code: failure.code });
           await deps.events.failed(tx, id);
           return true;
         })

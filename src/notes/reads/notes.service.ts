@@ -30,8 +30,8 @@ export function notesService(deps: NotesServiceDeps) {
 
     /** The single-note read: the note and its sections, as the API shows them. */
     async get(caller: NotesCaller, id: string) {
-      const { sections, ...note } = ownNote(caller, await noteWithSections(id));
-      return toNoteBody(note, deps.publicBaseUrl, sections);
+      const { sections, signature, ...note } = ownNote(caller, await noteWithSections(id));
+      return toNoteBody(note, deps.publicBaseUrl, sections, signature);
     },
 
     /** The polling answer: status, and while chunks are transcribed, the share done. */

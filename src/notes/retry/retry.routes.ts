@@ -15,8 +15,9 @@ const common = {
   description:
     'Only a failed note: its failure is cleared and it is processed again. A retry counts against the monthly quota like an upload of ' +
     'the same audio (403 `QUOTA_EXCEEDED`), and a note can be retried a limited number of times (422 `NOTE_RETRY_LIMIT`; ' +
-    'NOTE_MAX_RETRIES, 3 by default). `Idempotency-Key` is honoured (24 h): a replay is not counted again.',
-  response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 422, 429) },
+    'NOTE_MAX_RETRIES, 3 by default). `Idempotency-Key` is honoured (24 h): a replay is not counted again. A signed note ' +
+    'is locked: 409 `NOTE_SIGNED`, before any other state check.',
+  response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
 };
 
 export async function retryRoutes(app: AppInstance, { retries: notes }: { retries: RetryService }) {

@@ -5,7 +5,10 @@ import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
+import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
+import { refuseSigned } from '../record/locked.ts';
+import { lockNoteRecord } from '../record/record.repo.ts';
 import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { recordRetry, retriesOf } from './retry.repo.ts';
@@ -46,6 +49,9 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
     // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
     // other retry or upload of this clinic that committed before this one.
     const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
+    // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
+    const record = await lockNoteRecord(noteId, tx);
+    if (record) refuseSigned(record);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       const current = await noteOfClinic(caller, noteId, tx);
@@ -63,6 +69,7 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
     await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
     await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
     await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+    await recordNoteEvent(tx, note.id, 'retried', caller);
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });
 }

@@ -29,12 +29,13 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         operationId: 'updateNoteSection',
         summary: 'Update one section of a note',
         description:
-          'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally. ' +
+          'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally and the ' +
+          "change (before/after) in the note's history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). " +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
         querystring: z.object({ section_id: z.string().optional() }),
         body: SectionEditBody,
-        response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
+        response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
       // The section id is checked before the body, as the description lists 400 for it first.
       preValidation: async (request) => {

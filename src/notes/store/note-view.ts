@@ -1,9 +1,12 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
-import type { NoteSummaryRow, SectionFields } from './notes.repo.ts';
+import type { NoteSummaryRow, SectionFields, SignatureFields } from './notes.repo.ts';
 
-/** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
-export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[]) {
+/**
+ * The API's Note: snake_case, timestamps without fractions, transcription_url only when completed.
+ * With `sections` (the single-note views) it also shows the signature, null while unsigned.
+ */
+export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[], signature?: SignatureFields | null) {
   const completed = note.transcriptionStatus === 'completed';
   return {
     id: note.id,
@@ -15,10 +18,12 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     external_id: note.externalId,
     metadata: note.metadata,
     note_style: note.noteStyle,
+    record_status: note.recordStatus,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],
           review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
+          signature: signature ? toSignatureBody(signature) : null,
         }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
@@ -44,4 +49,15 @@ export function toSectionBody(section: SectionFields) {
 function toSectionWithEvidence(section: SectionFields) {
   const { order, created_at, updated_at, ...head } = toSectionBody(section);
   return { ...head, evidence: section.evidence ?? [], order, created_at, updated_at };
+}
+
+/** The signature as the API shows it (notes/record/): who signed, when, with which key, over which hash. */
+export function toSignatureBody(signature: SignatureFields) {
+  return {
+    signed_by: { name: signature.signedByName, license: signature.signedByLicense },
+    signed_at: toTimestamp(signature.signedAt),
+    key_id: signature.keyId,
+    flags_acknowledged: signature.flagsAcknowledged,
+    content_sha256: signature.contentSha256,
+  };
 }

@@ -61,6 +61,34 @@ export const NoteSectionSchema = z
 /** The PATCH /note_sections answer: the section's fields the API description lists for it. */
 export const UpdatedNoteSectionSchema = NoteSectionSchema.omit({ evidence: true }).meta({ id: 'UpdatedNoteSection' });
 
+export const RecordStatusSchema = z.enum(['draft', 'signed', 'amended']).meta({
+  id: 'RecordStatus',
+  description:
+    '`draft`: not signed (sections may be edited, the note retried). `signed`: signed by a veterinarian and locked. ' +
+    '`amended`: signed, then corrected by at least one amendment (docs/notes-record.md).',
+});
+
+export const SignerSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).meta({ example: 'Dra. Ana Souza' }),
+    license: z.string().trim().min(1).max(50).meta({ description: 'Licence number', example: 'CRMV-SP 12345' }),
+  })
+  .meta({ id: 'Signer', description: 'The responsible veterinarian: name and CRMV licence' });
+
+export const SignatureSchema = z
+  .object({
+    signed_by: SignerSchema,
+    signed_at: TimestampSchema,
+    key_id: z.uuid().meta({ description: 'The API key the signature was made with' }),
+    flags_acknowledged: z.boolean().meta({ description: 'True when review flags were open and the signer acknowledged them' }),
+    content_sha256: z.string().meta({
+      description:
+        'Hex SHA-256 of the RFC 8785 canonical JSON of {note_id, sections: [{label, title, content, order}], signed_by, ' +
+        'signed_at} as signed (docs/notes-record.md). Amendments extend the chain from it.',
+    }),
+  })
+  .meta({ id: 'NoteSignature' });
+
 export const NoteSchema = z
   .object({
     id: z.uuid(),
@@ -72,11 +100,13 @@ export const NoteSchema = z
     external_id: z.string().nullable(),
     metadata: z.array(z.object({ key: z.string(), value: z.string() })),
     note_style: NoteStyleSchema,
+    record_status: RecordStatusSchema,
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)
       .optional()
       .meta({ description: 'Single-note fetch and note.completed webhook only; empty when nothing needs review or not completed' }),
+    signature: SignatureSchema.nullable().optional().meta({ description: 'Single-note fetch and webhooks only; null while unsigned' }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

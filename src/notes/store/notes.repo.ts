@@ -33,6 +33,16 @@ export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updated
 const { transcript: _transcript, ...noteColumnsWithoutTranscript } = getTableColumns(notes);
 
 export { noteColumnsWithoutTranscript };
+
+/** A note's signature as the views read it (note_signatures; timestamps as JSON strings or dates). */
+export interface SignatureFields {
+  signedByName: string;
+  signedByLicense: string;
+  signedAt: Date | string;
+  keyId: string;
+  flagsAcknowledged: boolean;
+  contentSha256: string;
+}
 export type NoteSummaryRow = Omit<NoteRow, 'transcript'>;
 
 export async function insertNote(note: NewNote, db: Db): Promise<NoteRow> {
@@ -178,6 +188,11 @@ export function prepareNoteWithSections(db: Db) {
           'createdAt', to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
           'updatedAt', to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) order by s.position)
         from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
+      signature: sql<SignatureFields | null>`(
+        select json_build_object('signedByName', g.signed_by_name, 'signedByLicense', g.signed_by_license,
+          'signedAt', to_char(g.signed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'keyId', g.key_id,
+          'flagsAcknowledged', g.flags_acknowledged, 'contentSha256', g.content_sha256)
+        from note_signatures g where g.note_id = notes.id)`.as('signature'),
     })
     .from(notes)
     .where(eq(notes.id, sql.placeholder('id')))

@@ -11,6 +11,7 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
+import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { insertNote } from '../store/notes.repo.ts';
 import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
@@ -95,6 +96,7 @@ async function createNote(
           tx,
         );
         await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+        await recordNoteEvent(tx, note.id, 'created', caller);
         const data = { id: note.id, name: note.name, transcription_status: 'pending' as const, created_at: toTimestamp(note.createdAt) };
         return { statusCode: 201, body: { status: 'success' as const, data } };
       },

@@ -6,7 +6,7 @@ const Events = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
   .min(1)
   .refine((list) => new Set(list).size === list.length, 'events must not repeat')
-  .meta({ description: 'Event types to receive: `note.completed`, `note.failed`' });
+  .meta({ description: 'Event types to receive: `note.completed`, `note.failed`, `note.signed`, `note.amended`' });
 const Url = z.string().trim().min(1).max(2048).meta({ description: 'https URL (http and private hosts only when the server allows them)' });
 
 export const CreateWebhookBody = z

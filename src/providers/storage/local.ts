@@ -26,7 +26,7 @@ export function createLocalStorage(root: string): AudioStorage {
         await rm(localPath, { force: true });
       }
     },
-    open: (key) => createReadStream(resolve(key)),
+    open: (key, range) => createReadStream(resolve(key), range ? { start: range.start, end: range.end } : {}),
     async delete(key) {
       await rm(resolve(key), { force: true });
     },

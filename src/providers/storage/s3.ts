@@ -41,11 +41,13 @@ export function createS3Storage(options: S3StorageOptions): AudioStorage {
       await upload.done();
       await rm(localPath, { force: true });
     },
-    open(key): Readable {
+    open(key, range): Readable {
       // The interface hands out a stream at once; the object's body is piped in when it arrives.
+      // A range is asked of S3 itself, so only those bytes travel.
       const output = new PassThrough();
+      const Range = range ? `bytes=${range.start}-${range.end}` : undefined;
       sdk()
-        .then(({ client, GetObjectCommand }) => client.send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key) })))
+        .then(({ client, GetObjectCommand }) => client.send(new GetObjectCommand({ Bucket: options.bucket, Key: objectKey(key), Range })))
         .then((object) => {
           const body = object.Body as Readable | undefined;
           if (!body) throw new Error(`empty object ${key}`);

@@ -37,6 +37,10 @@ export const notes = pgTable(
       .default('verbatim'),
     /** What the veterinarian must review before signing (src/providers/drafting/port.ts ReviewFlag). */
     reviewFlags: jsonb('review_flags').$type<StoredReviewFlag[]>().notNull().default(sql`'[]'::jsonb`),
+    /** `draft` until signed, then `signed`, `amended` once an amendment exists (notes/record/). */
+    recordStatus: text('record_status', { enum: ['draft', 'signed', 'amended'] })
+      .notNull()
+      .default('draft'),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */

@@ -1,0 +1,23 @@
+import { boolean, integer, pgTable, text, timestamp, uuid } from '../drizzle.ts';
+import { notes } from './notes.ts';
+
+/**
+ * The one signature of a note: who signed (the veterinarian named in the request, through the key
+ * `key_id`), when (whole seconds, the value the hash covers) and the SHA-256 of the clinical content
+ * it signed (notes/record/content-hash.ts). Written once, never updated.
+ */
+export const noteSignatures = pgTable('note_signatures', {
+  noteId: uuid('note_id')
+    .primaryKey()
+    .references(() => notes.id, { onDelete: 'cascade' }),
+  signedByName: text('signed_by_name').notNull(),
+  signedByLicense: text('signed_by_license').notNull(),
+  signedAt: timestamp('signed_at', { withTimezone: true }).notNull(),
+  /** Kept as written, no foreign key: the record must still name a key after it is gone. */
+  keyId: uuid('key_id').notNull(),
+  /** True only when review flags were open and the signer acknowledged them. */
+  flagsAcknowledged: boolean('flags_acknowledged').notNull(),
+  /** How many review flags were open when the note was signed. */
+  openFlags: integer('open_flags').notNull(),
+  contentSha256: text('content_sha256').notNull(),
+});
