@@ -1,19 +1,23 @@
 import { type ExportDocument, headerLines, linesOf, REVIEW_TITLE, reviewLines } from './export-document.ts';
+import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
 const underlined = (title: string) => [title, '-'.repeat(Math.max([...title].length, 3))];
 
 /**
- * Plain structured text: the header, the "Revisar" block when something needs review, then each
+ * Plain structured text: the header, the "Revisar" block when something needs review, the "Sinais
+ * vitais" block when vitals were said, then each
  * section as an underlined title and its text.
  */
 export function renderTxt(document: ExportDocument): string {
   const header = headerLines(document).map(({ label, value }) => `${label}: ${value}`);
   const review = reviewLines(document);
   const reviewBlock = review.length > 0 ? [[...underlined(REVIEW_TITLE), ...review].join('\n')] : [];
+  const vitals = vitalLines(document.vitals).map(({ line }) => line);
+  const vitalsBlock = vitals.length > 0 ? [[...underlined(VITALS_TITLE), ...vitals].join('\n')] : [];
   const sections = document.sections.map(({ title, content }) => {
     const body = content.trim();
     return [...underlined(title), ...(body ? linesOf(body) : [])].join('\n');
   });
-  return `${[header.join('\n'), ...reviewBlock, ...sections].join('\n\n')}\n`;
+  return `${[header.join('\n'), ...reviewBlock, ...vitalsBlock, ...sections].join('\n\n')}\n`;
 }

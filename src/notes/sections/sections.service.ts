@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { toSectionBody } from '../store/note-view.ts';
+import { reextractEditedVitals } from '../vitals/section-edit.ts';
 import { insertSectionVersion, lockSectionWithClinic, updateSection } from './sections.repo.ts';
 
 export interface SectionEdit {
@@ -33,6 +34,8 @@ export function sectionsService(deps: { db: Db }) {
           tx,
         );
         if (!updated) throw new AppError('SECTION_NOT_FOUND', 'Section not found');
+        // Vitals whose words the edit changed are read again from the new text (notes-vitals.md).
+        await reextractEditedVitals({ noteId: old.noteId, clinicId: current.clinicId, before: old.content, after: edit.content }, tx);
         return toSectionBody(updated);
       }),
   };

@@ -1,6 +1,7 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionFields } from './notes.repo.ts';
+import type { Species, Vital } from './vitals.schemas.ts';
 
 /** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
 export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[]) {
@@ -15,10 +16,12 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     external_id: note.externalId,
     metadata: note.metadata,
     note_style: note.noteStyle,
+    species: note.species as Species | null,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],
           review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
+          vitals: completed ? (note.vitals as Vital[]) : [],
         }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),
