@@ -19,13 +19,14 @@ const cue = (code: NumericCode, phrases: string[], strict = false): Cue[] =>
 export const CUES: Cue[] = [
   ...cue('temperature', ['temperatura retal', 'temperatura corporal', 'temperatura', 'temp', 'febre', 'termometro', 'tr', 'tax']),
   ...cue('temperature', ['t'], true),
-  ...cue('weight', ['peso corporal', 'peso vivo', 'peso', 'pesa', 'pesando', 'pesou', 'pesagem', 'pesado', 'pesada', 'balanca', 'pv']),
+  ...cue('weight', ['peso corporal', 'peso vivo', 'peso', 'pesa', 'pesando', 'pesou', 'pesagem', 'pesado', 'pesada', 'pesar', 'pesamos', 'balanca', 'pv']),
   ...cue('heart_rate', [
     'frequencia cardiaca',
     'freq cardiaca',
     'freq card',
     'batimentos cardiacos',
     'fc',
+    'coracao',
     'cardiaca',
     'batimentos',
   ]),
@@ -36,6 +37,7 @@ export const CUES: Cue[] = [
     'movimentos respiratorios',
     'fr',
     'respiratoria',
+    'respiracao',
   ]),
   ...cue('capillary_refill_time', [
     'tempo de preenchimento capilar',
@@ -110,6 +112,7 @@ export const SELF_NAMING_UNITS: Partial<Record<NumericCode, string[][]>> = {
     ['irpm'],
     ['mrpm'],
     ['movimentos', 'respiratorios'],
+    ['movimentos', 'por', 'minuto'],
     ['respiracoes', 'por', 'minuto'],
     ['incursoes', 'respiratorias'],
   ],
@@ -133,14 +136,20 @@ export const FILLERS = new Set(
     'aferida aferido aferi aferiu aferimos com igual aproximadamente aprox cerca uns umas torno volta redor por dele dela ' +
     'hoje agora atual atualmente ficou bateu ai ne entao la aqui ja tambem so mesmo valor normal boa bom alta alto baixa ' +
     'baixo elevada elevado aumentada aumentado diminuida diminuido levemente discretamente ligeiramente retal axilar ' +
-    'corporal estimada estimado estimo estimamos vivo atual dela tava tá que'
+    'corporal estimada estimado estimo estimamos vivo atual dela tava que ele ela leve moderada grave severa discreta'
   ).split(' '),
 );
 
 /** After these a weight is not the patient's weight today. */
 export const NOT_TODAYS_WEIGHT = new Set(
-  'perdeu perda ganhou ganho ganhar perder emagreceu engordou ideal meta alvo anterior pesava saco pacote racao alimento cada'.split(' '),
+  (
+    'perdeu perda ganhou ganho ganhar perder emagreceu engordou ideal meta alvo anterior pesava tinha costumava saco ' +
+    'pacote racao alimento cada'
+  ).split(' '),
 );
+
+/** After a weight: it was the weight of another time ("dez quilos mês passado"). */
+export const PAST_AFTER = new Set(['passado', 'passada', 'atras', 'antes', 'anterior']);
 
 /** "temperatura ambiente", "temperatura da água": not the patient's. */
 export const NOT_BODY_TEMPERATURE = new Set(

@@ -14,12 +14,14 @@ import {
   NOT_TODAYS_WEIGHT,
   type NumericCode,
   OTHER_UNITS,
+  PAST_AFTER,
   PLAUSIBLE,
   SELF_NAMING_UNITS,
   UNITS,
 } from './cues.ts';
 import { mucousAt } from './mucous-membranes.ts';
 import { type ReadNumber, readNumber, type SpokenFraction } from './numbers.ts';
+import { speciesAt } from './species.ts';
 import { tokenize } from './tokens.ts';
 
 export interface FoundVital {
@@ -190,11 +192,14 @@ function cueOfCodeAt(code: NumericCode, words: string[], at: number): number | n
 
 /** Is the weight before `at` the patient's today (not a bag of feed, a loss, a dose band)? */
 function weightContextOk(words: string[], first: number, end: number): boolean {
-  for (let k = Math.max(0, first - 4); k < first; k++) {
+  for (let k = Math.max(0, first - 6); k < first; k++) {
     if (NOT_TODAYS_WEIGHT.has(words[k]!) || ['dose', 'mg', 'ml', 'para', 'ate', 'acima', 'abaixo', 'entre', 'mais', 'menos'].includes(words[k]!))
       return false;
   }
   if (first > 0 && ['/', 'por', 'a', 'e'].includes(words[first - 1]!) && isNumberAt(words, first - 2)) return false;
+  for (let k = end; k < Math.min(words.length, end + 3); k++) if (PAST_AFTER.has(words[k]!)) return false;
+  // "de 2 kg" is a package ("a de 2 kg", "saco de 15 kg") unless an animal comes before ("um cão de 12 kg").
+  if (words[first - 1] === 'de' && !speciesAt(words, first - 2) && !['paciente', 'animal'].includes(words[first - 2] ?? '')) return false;
   const next = words[end];
   if (next === 'de' || next === 'do' || next === 'da') return cueOfCodeAt('weight', words, end + 1) !== null;
   return !['/', 'por', 'a', 'em', 'ao', 'no', 'na', 'x'].includes(next ?? '');

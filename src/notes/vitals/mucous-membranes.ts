@@ -47,7 +47,8 @@ export function mucousAt(words: string[], at: number): MucousFinding[] {
       gap++;
       continue;
     }
-    let value = COLOURS[word];
+    // "rosadinhas", "amareladinha": spoken Portuguese shrinks words fondly.
+    let value = COLOURS[word] ?? COLOURS[word.replace(/z?inh([oa]s?)$/, '$1')];
     // "mucosas normais" says normal; "normal" after a colour ("... e TPC normal") belongs to the next finding.
     if (value === 'normal' && (word === 'normal' || word === 'normais') && found.length > 0) break;
     if (value !== undefined) {
