@@ -59,6 +59,7 @@ export const CUES: Cue[] = [
     'condicao corporal',
     'ecc',
     'bcs',
+    'escore',
   ]),
   ...cue('dehydration', ['grau de desidratacao', 'desidratacao', 'desidratado', 'desidratada', 'desidratados']),
 ].sort((a, b) => b.words.length - a.words.length);
@@ -136,7 +137,7 @@ export const FILLERS = new Set(
     'aferida aferido aferi aferiu aferimos com igual aproximadamente aprox cerca uns umas torno volta redor por dele dela ' +
     'hoje agora atual atualmente ficou bateu ai ne entao la aqui ja tambem so mesmo valor normal boa bom alta alto baixa ' +
     'baixo elevada elevado aumentada aumentado diminuida diminuido levemente discretamente ligeiramente retal axilar ' +
-    'corporal estimada estimado estimo estimamos vivo atual dela tava que ele ela leve moderada grave severa discreta'
+    'corporal estimada estimado estimo estimamos vivo atual dela tava que ele ela quanto leve moderada grave severa discreta'
   ).split(' '),
 );
 
@@ -144,7 +145,7 @@ export const FILLERS = new Set(
 export const NOT_TODAYS_WEIGHT = new Set(
   (
     'perdeu perda ganhou ganho ganhar perder emagreceu engordou ideal meta alvo anterior pesava tinha costumava saco ' +
-    'pacote racao alimento cada'
+    'pacote racao alimento cada milho capim feno silagem concentrado graos comeu come comer comendo'
   ).split(' '),
 );
 

@@ -124,7 +124,8 @@ function readValue(code: NumericCode, words: string[], at: number, comparator: C
           if (['g', 'gr', 'gramas', 'grama'].includes(words[end] ?? '')) end++;
         }
       }
-    } else if (code === 'temperature' && words[end] === 'e' && (words[end + 1] === 'meio' || words[end + 1] === 'meia')) {
+    } else if (words[end] === 'e' && (words[end + 1] === 'meio' || words[end + 1] === 'meia')) {
+      // "trinta e nove graus e meio", "dois segundos e meio"
       value += 0.5;
       end += 2;
     }
@@ -193,7 +194,7 @@ function cueOfCodeAt(code: NumericCode, words: string[], at: number): number | n
 /** Is the weight before `at` the patient's today (not a bag of feed, a loss, a dose band)? */
 function weightContextOk(words: string[], first: number, end: number): boolean {
   for (let k = Math.max(0, first - 6); k < first; k++) {
-    if (NOT_TODAYS_WEIGHT.has(words[k]!) || ['dose', 'mg', 'ml', 'para', 'ate', 'acima', 'abaixo', 'entre', 'mais', 'menos'].includes(words[k]!))
+    if (NOT_TODAYS_WEIGHT.has(words[k]!) || ['dose', 'mg', 'ml', 'para', 'ate', 'acima', 'abaixo', 'entre'].includes(words[k]!))
       return false;
   }
   if (first > 0 && ['/', 'por', 'a', 'e'].includes(words[first - 1]!) && isNumberAt(words, first - 2)) return false;

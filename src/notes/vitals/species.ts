@@ -41,7 +41,7 @@ const NOT_THE_PATIENT_AFTER = new Set(['dente', 'dentes', 'presa', 'presas']);
 
 /** The species a word (or the words from `at`, for a breed of several) names, with how many words it took. */
 export function speciesAt(words: string[], at: number): { species: Species; end: number } | null {
-  if (NOT_THE_PATIENT_AFTER.has(words[at - 1] ?? '')) return null;
+  if (at < 0 || NOT_THE_PATIENT_AFTER.has(words[at - 1] ?? '')) return null;
   for (let length = LONGEST; length >= 1; length--) {
     const species = SPECIES_OF.get(words.slice(at, at + length).join('_'));
     if (species && at + length <= words.length) return { species, end: at + length };
