@@ -1,6 +1,7 @@
 // The patient's species from the words of the consultation, when the upload did not say it. Each
 // mention counts; the first mention counts a little more (the patient is usually named first:
-// "paciente canino, dez anos"), so "a cadela convive com dois gatos" is still a dog.
+// "paciente canino, dez anos"), and animals counted or called "outro" count less, so "a cadela
+// convive com dois gatos" is still a dog.
 
 import type { Species } from '../store/vitals.schemas.ts';
 import { tokenize } from './tokens.ts';
@@ -36,6 +37,11 @@ const SPECIES_OF = new Map<string, Species>(
 );
 const LONGEST = Math.max(...[...SPECIES_OF.keys()].map((word) => word.split('_').length));
 
+/** "convive com dois gatos", "tem outro cão em casa": other animals of the house count less than the patient. */
+const OTHER_ANIMALS_AFTER = new Set(
+  'outro outra outros outras dois duas tres quatro cinco varios varias convive contato contactantes mais'.split(' '),
+);
+
 /** Words before a species word that make it something else: "dente canino". */
 const NOT_THE_PATIENT_AFTER = new Set(['dente', 'dentes', 'presa', 'presas']);
 
@@ -56,11 +62,12 @@ export function detectSpecies(text: string): Species | null {
   for (let index = 0; index < words.length; index++) {
     const found = speciesAt(words, index);
     if (!found) continue;
-    first ??= found.species;
-    score.set(found.species, (score.get(found.species) ?? 0) + 1);
+    const others = [words[index - 1], words[index - 2]].some((word) => OTHER_ANIMALS_AFTER.has(word ?? ''));
+    if (!others) first ??= found.species;
+    score.set(found.species, (score.get(found.species) ?? 0) + (others ? 0.25 : 1));
     index = found.end - 1;
   }
-  if (first === null) return null;
-  score.set(first, score.get(first)! + 0.5);
+  if (score.size === 0) return null;
+  if (first !== null) score.set(first, score.get(first)! + 0.5);
   return [...score.entries()].sort((a, b) => b[1] - a[1])[0]![0];
 }
