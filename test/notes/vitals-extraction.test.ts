@@ -181,7 +181,11 @@ describe('flags', () => {
   });
 
   it('low, inclusive bounds, species without a row, and every-species rows', () => {
-    expect(flagged('FC 28, FR 8, temperatura 37,2', 'equine')).toEqual(['temperature=37.2 null', 'heart_rate=28 null', 'respiratory_rate=8 null']);
+    expect(flagged('FC 28, FR 8, temperatura 37,2', 'equine')).toEqual([
+      'temperature=37.2 null',
+      'heart_rate=28 null',
+      'respiratory_rate=8 null',
+    ]);
     expect(flagged('FC 27, temperatura 37,1', 'equine')).toEqual(['temperature=37.1 low', 'heart_rate=27 low']);
     expect(flagged('FC 300, temperatura 41, desidratação de 8%, ECC 7', 'caprine')).toEqual([
       'temperature=41 null',
@@ -261,7 +265,12 @@ describe('a drafted vital that differs from the transcript', () => {
   const said = vitalsOfText('Temperatura trinta e nove e quatro, frequência cardíaca cento e vinte.');
   const drafted = (content: string) =>
     groundDraftedVitals(
-      { style: 'clinical', sections: [{ label: 'physical_exam', title: 'Exame Físico', content, evidence: [] }], reviewFlags: [], fallback: null },
+      {
+        style: 'clinical',
+        sections: [{ label: 'physical_exam', title: 'Exame Físico', content, evidence: [] }],
+        reviewFlags: [],
+        fallback: null,
+      },
       said,
     ).reviewFlags;
 
@@ -272,7 +281,7 @@ describe('a drafted vital that differs from the transcript', () => {
     ]);
   });
 
-  it('leaves verbatim notes alone (their words are the transcript\'s)', () => {
+  it("leaves verbatim notes alone (their words are the transcript's)", () => {
     const written = { style: 'verbatim' as const, sections: [], reviewFlags: [], fallback: null };
     expect(groundDraftedVitals(written, said)).toBe(written);
   });
@@ -284,7 +293,9 @@ describe('a section edit', () => {
   it('drops the values whose words changed and adds the new ones; untouched text changes nothing', () => {
     const change = vitalsAfterEdit(current, 'Temperatura 39,8. FC 180.', 'Temperatura 39,2. FC 180.');
     expect([...change!.removed]).toEqual([JSON.stringify(['temperature', 39.8, '°C', null])]);
-    expect(change!.added).toEqual([{ code: 'temperature', value: 39.2, unit: '°C', comparator: null, text: 'Temperatura 39,2', evidence: null }]);
+    expect(change!.added).toEqual([
+      { code: 'temperature', value: 39.2, unit: '°C', comparator: null, text: 'Temperatura 39,2', evidence: null },
+    ]);
     expect(vitalsAfterEdit(current, 'Temperatura 39,8. FC 180.', 'Temperatura 39,8 (retal). FC 180, ritmo regular.')).toBeNull();
   });
 });

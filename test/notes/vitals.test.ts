@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { multipartBody, fixture, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, json, startFakeServer } from '../providers/fake-openai-server.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
@@ -83,8 +83,24 @@ describe('vitals on a completed note', () => {
         evidence: { start: 6.4, end: 11.9 },
         flag: 'high',
       },
-      { code: 'capillary_refill_time', value: 3, unit: 's', comparator: null, text: 'TPC de três segundos', evidence: { start: 11.9, end: 17.2 }, flag: 'high' },
-      { code: 'mucous_membranes', value: 'pale', unit: null, comparator: null, text: 'mucosas hipocoradas', evidence: { start: 11.9, end: 17.2 }, flag: 'abnormal' },
+      {
+        code: 'capillary_refill_time',
+        value: 3,
+        unit: 's',
+        comparator: null,
+        text: 'TPC de três segundos',
+        evidence: { start: 11.9, end: 17.2 },
+        flag: 'high',
+      },
+      {
+        code: 'mucous_membranes',
+        value: 'pale',
+        unit: null,
+        comparator: null,
+        text: 'mucosas hipocoradas',
+        evidence: { start: 11.9, end: 17.2 },
+        flag: 'abnormal',
+      },
     ]);
     // Each vital's words are inside the segments its evidence spans.
     for (const vital of note.vitals) {
@@ -148,8 +164,16 @@ describe('vitals on a completed note', () => {
   });
 
   it('refuses a species the API does not know, at upload', async () => {
-    const body = await multipartBody({ audio: { bytes: fixture('consultation.m4a'), fileName: 'a.m4a' }, metadata: { name: 'X', species: 'dragon' } });
-    const response = await app.inject({ method: 'POST', url: '/notes/v1/notes', payload: body.payload, headers: { ...body.headers, ...admin } });
+    const body = await multipartBody({
+      audio: { bytes: fixture('consultation.m4a'), fileName: 'a.m4a' },
+      metadata: { name: 'X', species: 'dragon' },
+    });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/notes',
+      payload: body.payload,
+      headers: { ...body.headers, ...admin },
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'metadata.species' } });
   });
@@ -204,7 +228,9 @@ describe('clinic reference ranges', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(422);
       expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
     }
-    expect((await patchSettings({ reference_ranges: { canine: { heart_rate: { max: 1 } } } }, { 'x-api-key': clinic.editor })).statusCode).toBe(403);
+    expect(
+      (await patchSettings({ reference_ranges: { canine: { heart_rate: { max: 1 } } } }, { 'x-api-key': clinic.editor })).statusCode,
+    ).toBe(403);
     const shown = (await app.inject({ method: 'GET', url: '/notes/v1/settings', headers: viewer })).json().data.reference_ranges;
     expect(shown.canine.heart_rate).toEqual({ min: 60, max: 160 });
   });
@@ -258,7 +284,9 @@ describe('a clinical draft', () => {
     const note = await settle({ name: 'Clínico', note_style: 'clinical' }, said);
     expect(note.note_style).toBe('clinical');
     expect(note.note_sections[0].content).toBe('FC 120 bpm. T 39,8 °C.');
-    expect(note.review_flags).toEqual([{ section: 'physical_exam', sentence: 'FC 120 bpm.', reason: 'vital_mismatch', token: 'FC 120 bpm' }]);
+    expect(note.review_flags).toEqual([
+      { section: 'physical_exam', sentence: 'FC 120 bpm.', reason: 'vital_mismatch', token: 'FC 120 bpm' },
+    ]);
     expect(summary(note)).toEqual(['temperature 39.8 °C high', 'heart_rate 180 bpm high']);
     const txt = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${note.id}/export`, headers: viewer })).body;
     expect(txt).toContain('- Exame Físico: "FC 120 bpm." — "FC 120 bpm" difere do valor dito na consulta (ver Sinais vitais).');

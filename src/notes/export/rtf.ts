@@ -41,7 +41,9 @@ export function renderRtf(document: ExportDocument): string {
           `{\\pard\\sa100${BODY_FONT}\\fs24\\cf${REVIEW_COLOUR} ${review.map(escapeRtf).join('\\par\n')}\\par}`,
         ];
   // Vitals in the body font, a flagged one bold in the review red.
-  const vitals = vitalLines(document.vitals).map(({ line, flagged }) => (flagged ? `{\\b\\cf${REVIEW_COLOUR} ${escapeRtf(line)}}` : escapeRtf(line)));
+  const vitals = vitalLines(document.vitals).map(({ line, flagged }) =>
+    flagged ? `{\\b\\cf${REVIEW_COLOUR} ${escapeRtf(line)}}` : escapeRtf(line),
+  );
   const vitalsBlock =
     vitals.length === 0
       ? []

@@ -40,7 +40,7 @@ export const SPECIES_LABELS: Record<Species, string> = {
 /** 39.8 → "39,8": Brazilian decimal comma. */
 const number = (value: number) => String(value).replace('.', ',');
 
-function valueOf(vital: Vital): string {
+function shownValue(vital: Vital): string {
   if (vital.code === 'mucous_membranes') return MUCOSAS[String(vital.value)] ?? String(vital.value);
   // "3/5", "8%" glued; "39,8 °C", "180 bpm" spaced.
   const unit = vital.unit === '/5' || vital.unit === '/9' || vital.unit === '%' ? vital.unit : ` ${vital.unit}`;
@@ -49,7 +49,7 @@ function valueOf(vital: Vital): string {
 
 export function vitalLines(vitals: Vital[] | undefined): { line: string; flagged: boolean }[] {
   return (vitals ?? []).map((vital) => ({
-    line: `- ${LABELS[vital.code]}: ${valueOf(vital)}${vital.flag ? ` ${FLAGS[vital.flag]}` : ''}`,
+    line: `- ${LABELS[vital.code]}: ${shownValue(vital)}${vital.flag ? ` ${FLAGS[vital.flag]}` : ''}`,
     flagged: vital.flag !== null,
   }));
 }

@@ -11,15 +11,15 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
-import type { NoteEvents } from '../webhooks/note-events.ts';
-import { transcribeNoteAudio } from './chunked-transcription.ts';
-import { deleteChunks } from './chunks.repo.ts';
-import { noteOutcomes } from './note-outcome.ts';
-import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
 import type { Species } from '../store/vitals.schemas.ts';
 import { vitalsOfTranscript } from '../vitals/note-vitals.ts';
 import { detectSpecies } from '../vitals/species.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
+import { transcribeNoteAudio } from './chunked-transcription.ts';
+import { deleteChunks } from './chunks.repo.ts';
 import { groundDraftedVitals } from './drafted-vitals.ts';
+import { noteOutcomes } from './note-outcome.ts';
+import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
 import { writeSections } from './write-sections.ts';
 
 export interface ProcessingDeps {

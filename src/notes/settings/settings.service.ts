@@ -50,7 +50,10 @@ function patchedRanges(current: RangeOverrides, patch: NonNullable<SettingsPatch
     return patchOverrides(current, patch);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    throw new AppError('VALIDATION_ERROR', `Invalid ${error.message}: min is above max`, { field: error.message, reason: 'min is above max' });
+    throw new AppError('VALIDATION_ERROR', `Invalid ${error.message}: min is above max`, {
+      field: error.message,
+      reason: 'min is above max',
+    });
   }
 }
 

@@ -83,12 +83,15 @@ export const NoteSchema = z
       .array(ReviewFlagSchema)
       .optional()
       .meta({ description: 'Single-note fetch and note.completed webhook only; empty when nothing needs review or not completed' }),
-    vitals: z.array(VitalSchema).optional().meta({
-      description:
-        'Single-note fetch and note.completed webhook only: the vitals said in the consultation (temperature, weight, heart and ' +
-        'respiratory rate, capillary refill time, body condition score, dehydration, mucous membranes), one entry per distinct ' +
-        "value, flagged against the species' reference ranges when the note completed; [] when none was said or not completed",
-    }),
+    vitals: z
+      .array(VitalSchema)
+      .optional()
+      .meta({
+        description:
+          'Single-note fetch and note.completed webhook only: the vitals said in the consultation (temperature, weight, heart and ' +
+          'respiratory rate, capillary refill time, body condition score, dehydration, mucous membranes), one entry per distinct ' +
+          "value, flagged against the species' reference ranges when the note completed; [] when none was said or not completed",
+      }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

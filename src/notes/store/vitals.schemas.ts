@@ -30,8 +30,8 @@ export type VitalFlag = (typeof VITAL_FLAGS)[number];
 export const SpeciesSchema = z.enum(SPECIES).meta({
   id: 'Species',
   description:
-    'The patient\'s species: `canine`, `feline`, `equine`, `bovine`, `caprine`, `ovine`, `lagomorph` (rabbits), `avian`, ' +
-    '`other` (rodents, reptiles, ferrets, ...). Chooses the reference ranges a note\'s vitals are flagged against.',
+    "The patient's species: `canine`, `feline`, `equine`, `bovine`, `caprine`, `ovine`, `lagomorph` (rabbits), `avian`, " +
+    "`other` (rodents, reptiles, ferrets, ...). Chooses the reference ranges a note's vitals are flagged against.",
 });
 
 export const VitalSchema = z
@@ -51,15 +51,12 @@ export const VitalSchema = z
           '`capillary_refill_time` s, `body_condition_score` /5 or /9 as said (a bare score is /9), `dehydration` %, ' +
           '`mucous_membranes` null',
       }),
-    comparator: z
-      .enum(COMPARATORS)
-      .nullable()
-      .meta({ description: 'As said: "menor que", "abaixo de", "inferior a" → `<`; "até" → `<=`; "maior que", "acima de", "superior a" → `>`; null for a plain value' }),
+    comparator: z.enum(COMPARATORS).nullable().meta({
+      description:
+        'As said: "menor que", "abaixo de", "inferior a" → `<`; "até" → `<=`; "maior que", "acima de", "superior a" → `>`; null for a plain value',
+    }),
     text: z.string().meta({ description: 'The words the value was read from, as transcribed (or as edited)' }),
-    evidence: z
-      .object({ start: z.number(), end: z.number() })
-      .nullable()
-      .meta({
+    evidence: z.object({ start: z.number(), end: z.number() }).nullable().meta({
       description: 'Where in the audio it was said (seconds); null when the transcript had no timed segments or the vet edited the words',
     }),
     flag: z

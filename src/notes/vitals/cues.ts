@@ -19,7 +19,21 @@ const cue = (code: NumericCode, phrases: string[], strict = false): Cue[] =>
 export const CUES: Cue[] = [
   ...cue('temperature', ['temperatura retal', 'temperatura corporal', 'temperatura', 'temp', 'febre', 'termometro', 'tr', 'tax']),
   ...cue('temperature', ['t'], true),
-  ...cue('weight', ['peso corporal', 'peso vivo', 'peso', 'pesa', 'pesando', 'pesou', 'pesagem', 'pesado', 'pesada', 'pesar', 'pesamos', 'balanca', 'pv']),
+  ...cue('weight', [
+    'peso corporal',
+    'peso vivo',
+    'peso',
+    'pesa',
+    'pesando',
+    'pesou',
+    'pesagem',
+    'pesado',
+    'pesada',
+    'pesar',
+    'pesamos',
+    'balanca',
+    'pv',
+  ]),
   ...cue('heart_rate', [
     'frequencia cardiaca',
     'freq cardiaca',
@@ -66,7 +80,14 @@ export const CUES: Cue[] = [
 
 /** Units after the number; `factor` converts to the code's unit (grams to kg, arrobas to kg). */
 export const UNITS: Record<NumericCode, { words: string[]; factor?: number }[]> = {
-  temperature: [{ words: ['°c'] }, { words: ['°'] }, { words: ['graus', 'celsius'] }, { words: ['graus'] }, { words: ['grau'] }, { words: ['c'] }],
+  temperature: [
+    { words: ['°c'] },
+    { words: ['°'] },
+    { words: ['graus', 'celsius'] },
+    { words: ['graus'] },
+    { words: ['grau'] },
+    { words: ['c'] },
+  ],
   weight: [
     ...['kg', 'kgs', 'quilos', 'quilo', 'kilos', 'kilo', 'quilogramas', 'quilograma', 'k'].map((word) => ({ words: [word] })),
     ...['g', 'gr', 'gramas', 'grama'].map((word) => ({ words: [word], factor: 0.001 })),
@@ -98,9 +119,7 @@ export const UNITS: Record<NumericCode, { words: string[]; factor?: number }[]> 
     { words: ['/', 'min'] },
     { words: ['por', 'minuto'] },
   ],
-  capillary_refill_time: [
-    ...['segundos', 'segundo', 'seg', 's', 'sec', "''", '"'].map((word) => ({ words: [word] })),
-  ],
+  capillary_refill_time: [...['segundos', 'segundo', 'seg', 's', 'sec', "''", '"'].map((word) => ({ words: [word] }))],
   body_condition_score: [],
   dehydration: [{ words: ['%'] }, { words: ['por', 'cento'] }, { words: ['porcento'] }],
 };

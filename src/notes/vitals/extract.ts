@@ -49,8 +49,7 @@ const MAX_GAP = 6;
 
 const startsWith = (words: string[], at: number, phrase: string[]) => phrase.every((word, i) => words[at + i] === word);
 const isNumberAt = (words: string[], at: number) => readNumber(words, at) !== null;
-const isLoneOne = (words: string[], at: number, number: ReadNumber) =>
-  number.end === at + 1 && (words[at] === 'um' || words[at] === 'uma');
+const isLoneOne = (words: string[], at: number, number: ReadNumber) => number.end === at + 1 && (words[at] === 'um' || words[at] === 'uma');
 
 function comparatorAt(words: string[], at: number) {
   const match = COMPARATOR_PHRASES.find((phrase) => startsWith(words, at, phrase.words));
@@ -94,7 +93,14 @@ interface Reading {
 }
 
 /** The number at `at` with what follows it (a range, the unit, grams after kilos, the scale), checked. */
-function readValue(code: NumericCode, words: string[], at: number, comparator: Comparator | null, between: boolean, hasCue: boolean): Reading | null {
+function readValue(
+  code: NumericCode,
+  words: string[],
+  at: number,
+  comparator: Comparator | null,
+  between: boolean,
+  hasCue: boolean,
+): Reading | null {
   const number = readNumber(words, at, FRACTION[code] ?? null);
   if (!number) return null;
   let { value, end } = number;
@@ -222,7 +228,8 @@ function unitFirstAt(words: string[], at: number): { code: NumericCode; reading:
     const reading = readValue(code, words, at, null, false, false);
     if (!reading) continue;
     // "de desidratação", "de temperatura", "desidratado": a cue after the number names it.
-    const cueAfter = cueOfCodeAt(code, words, reading.end) ?? (words[reading.end] === 'de' ? cueOfCodeAt(code, words, reading.end + 1) : null);
+    const cueAfter =
+      cueOfCodeAt(code, words, reading.end) ?? (words[reading.end] === 'de' ? cueOfCodeAt(code, words, reading.end + 1) : null);
     if (cueAfter !== null) return { code, reading: { ...reading, end: cueAfter } };
     const numberEnd = readNumber(words, at, FRACTION[code] ?? null)!.end;
     const unitWords = words.slice(numberEnd, reading.end);
@@ -240,7 +247,14 @@ export function findVitals(text: string): FoundVital[] {
   const words = tokens.map((token) => token.word);
   const used = new Array<boolean>(words.length).fill(false);
   const found: (FoundVital & { first: number })[] = [];
-  const take = (code: VitalCode, value: FoundVital['value'], unit: string | null, comparator: Comparator | null, first: number, end: number) => {
+  const take = (
+    code: VitalCode,
+    value: FoundVital['value'],
+    unit: string | null,
+    comparator: Comparator | null,
+    first: number,
+    end: number,
+  ) => {
     for (let k = first; k < end; k++) used[k] = true;
     found.push({ code, value, unit, comparator, start: tokens[first]!.start, end: tokens[end - 1]!.end, first });
   };

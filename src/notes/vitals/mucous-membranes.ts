@@ -9,9 +9,18 @@ const COLOURS: Record<string, MucousMembranes> = {};
 const colour = (value: MucousMembranes, words: string) => {
   for (const word of words.split(' ')) COLOURS[word] = value;
 };
-colour('normal', 'normocorada normocoradas normocorado normocorados rosea roseas roseo roseos rosada rosadas rosado rosados rosa normocromicas normais normal');
-colour('pale', 'hipocorada hipocoradas hipocorado hipocorados palida palidas palido palidos descorada descoradas esbranquicada esbranquicadas anemicas anemica porcelana');
-colour('hyperemic', 'hiperemica hiperemicas hiperemico hiperemicos hiperemiada hiperemiadas congesta congestas congestionada congestionadas avermelhada avermelhadas vermelha vermelhas injetada injetadas');
+colour(
+  'normal',
+  'normocorada normocoradas normocorado normocorados rosea roseas roseo roseos rosada rosadas rosado rosados rosa normocromicas normais normal',
+);
+colour(
+  'pale',
+  'hipocorada hipocoradas hipocorado hipocorados palida palidas palido palidos descorada descoradas esbranquicada esbranquicadas anemicas anemica porcelana',
+);
+colour(
+  'hyperemic',
+  'hiperemica hiperemicas hiperemico hiperemicos hiperemiada hiperemiadas congesta congestas congestionada congestionadas avermelhada avermelhadas vermelha vermelhas injetada injetadas',
+);
 colour('icteric', 'icterica ictericas icterico ictericos ictericia amarelada amareladas amarelas');
 colour('cyanotic', 'cianotica cianoticas cianotico cianoticos cianose azulada azuladas arroxeada arroxeadas');
 

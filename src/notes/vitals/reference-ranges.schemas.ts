@@ -20,14 +20,14 @@ const objectOf = <T extends z.ZodType>(keys: readonly string[], value: T) =>
 export const ReferenceRangesSchema = z.object(objectOf(SPECIES, z.object(objectOf(RANGE_KEYS, RangeSchema)))).meta({
   id: 'ReferenceRanges',
   description:
-    'The ranges vitals are flagged against, per species, as in force: the shipped defaults with the clinic\'s overrides ' +
+    "The ranges vitals are flagged against, per species, as in force: the shipped defaults with the clinic's overrides " +
     `over them. Codes: ${RANGE_KEYS_TEXT}. A code absent from a species has no range: its values are never flagged.`,
 });
 
 const RangePatch = z
   .strictObject({ min: Bound.optional(), max: Bound.optional() })
   .nullable()
-  .meta({ description: 'A bound left out keeps the default; null for the code removes the clinic\'s override (back to the default)' });
+  .meta({ description: "A bound left out keeps the default; null for the code removes the clinic's override (back to the default)" });
 
 export const ReferenceRangesPatchSchema = z
   .strictObject(objectOf(SPECIES, z.strictObject(objectOf(RANGE_KEYS, RangePatch)).nullable()))

@@ -27,7 +27,10 @@ export function vitalsAfterEdit(current: Vital[], before: string, after: string)
 }
 
 /** Re-reads the vitals an edit changed, in the edit's transaction. */
-export async function reextractEditedVitals(edit: { noteId: string; clinicId: string; before: string; after: string }, tx: Db): Promise<void> {
+export async function reextractEditedVitals(
+  edit: { noteId: string; clinicId: string; before: string; after: string },
+  tx: Db,
+): Promise<void> {
   const note = await noteVitals(edit.noteId, tx);
   if (!note) return;
   const current = note.vitals as Vital[];

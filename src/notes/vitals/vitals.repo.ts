@@ -6,7 +6,10 @@ import type { RangeOverrides } from './reference-ranges.ts';
 
 /** The clinic's overrides of the default ranges ({} until an administrator sets one). */
 export async function rangeOverridesOf(clinicId: string, tx: Db): Promise<RangeOverrides> {
-  const [row] = await tx.select({ ranges: clinicSettings.referenceRanges }).from(clinicSettings).where(eq(clinicSettings.clinicId, clinicId));
+  const [row] = await tx
+    .select({ ranges: clinicSettings.referenceRanges })
+    .from(clinicSettings)
+    .where(eq(clinicSettings.clinicId, clinicId));
   return (row?.ranges ?? {}) as RangeOverrides;
 }
 
