@@ -16,7 +16,7 @@ describe('clinic settings', () => {
   it('start at their defaults, readable by any key of the clinic', async () => {
     const response = await getSettings(clinic.viewer);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'success', data: { default_template: 'padrao' } });
+    expect(response.json()).toMatchObject({ status: 'success', data: { default_template: 'padrao' } });
   });
 
   it('are changed by an administrator only', async () => {

@@ -1,6 +1,8 @@
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
 import { SECTION_TITLES, type SectionLabel } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
+import type { Species, Vital } from '../store/vitals.schemas.ts';
+import { SPECIES_LABELS } from './vitals-block.ts';
 
 /** What an export shows, free of database rows: the renderers are pure functions of this. */
 export interface ExportDocument {
@@ -16,6 +18,9 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** Shown as a "Sinais vitais" block before the sections (vitals-block.ts), and the species in the header. */
+  species?: Species | null;
+  vitals?: Vital[];
   /** The clinical record (notes/record/): unsigned → the export says it is a draft; absent → nothing said. */
   record?: ExportRecord;
 }
@@ -50,6 +55,7 @@ export function headerLines(document: ExportDocument): { label: string; value: s
     { label: 'Paciente', value: patient.name },
     { label: 'Sexo', value: GENDER_LABELS[patient.gender] },
     { label: 'Data', value: patient.date },
+    ...(document.species ? [{ label: 'Espécie', value: SPECIES_LABELS[document.species] }] : []),
     ...(patient.externalId ? [{ label: 'ID externo', value: patient.externalId }] : []),
     ...(document.style === 'clinical' ? [{ label: 'Estilo', value: 'Clínico (redigido por modelo de linguagem)' }] : []),
   ];
@@ -79,6 +85,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}nenhuma fala da transcrição citada; frase retirada da nota.`;
       case 'invalid_citation':
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
+      case 'vital_mismatch':
+        return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
       case 'drafting_unavailable':
         return '- O modelo de redação não estava disponível: nota no estilo literal (frases da transcrição sob as seções).';
       default:
@@ -105,6 +113,8 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     sections: ordered.map((section) => ({ title: section.title, content: section.content })),
     style: note.noteStyle,
     reviewFlags: note.reviewFlags as ReviewFlag[],
+    species: note.species as Species | null,
+    vitals: note.vitals as Vital[],
   };
 }
 

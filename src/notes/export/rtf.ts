@@ -1,4 +1,5 @@
 import { draftMark, type ExportDocument, headerLines, linesOf, REVIEW_TITLE, recordBlocks, reviewLines } from './export-document.ts';
+import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
 // Colours are indices into \colortbl (index 0 is "auto"); fonts are indices into \fonttbl, each
@@ -39,6 +40,17 @@ export function renderRtf(document: ExportDocument): string {
           `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${REVIEW_COLOUR} ${escapeRtf(REVIEW_TITLE)}\\par}`,
           `{\\pard\\sa100${BODY_FONT}\\fs24\\cf${REVIEW_COLOUR} ${review.map(escapeRtf).join('\\par\n')}\\par}`,
         ];
+  // Vitals in the body font, a flagged one bold in the review red.
+  const vitals = vitalLines(document.vitals).map(({ line, flagged }) =>
+    flagged ? `{\\b\\cf${REVIEW_COLOUR} ${escapeRtf(line)}}` : escapeRtf(line),
+  );
+  const vitalsBlock =
+    vitals.length === 0
+      ? []
+      : [
+          `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${TITLE_COLOUR} ${escapeRtf(VITALS_TITLE)}\\par}`,
+          `{\\pard\\sa100${BODY_FONT}\\fs24 ${vitals.join('\\par\n')}\\par}`,
+        ];
   const sections = document.sections.flatMap(({ title, content }, index) => {
     const colour = FIRST_SECTION_COLOUR + (index % SECTION_COLOURS.length);
     const lines = linesOf(content.trim()).map(escapeRtf);
@@ -63,6 +75,7 @@ export function renderRtf(document: ExportDocument): string {
     ...header,
     ...draftBlock,
     ...reviewBlock,
+    ...vitalsBlock,
     ...sections,
     ...record,
     '}',

@@ -3,7 +3,18 @@ import type { StoredTranscript } from '../../platform/db/schema/index.ts';
 import { notesCompleted, notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { markNoteCompleted, markNoteFailed, type WrittenContent } from '../store/notes.repo.ts';
+import type { Species } from '../store/vitals.schemas.ts';
+import { flagVitals, type UnflaggedVital } from '../vitals/note-vitals.ts';
+import { effectiveRanges } from '../vitals/reference-ranges.ts';
+import { rangeOverridesOf } from '../vitals/vitals.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
+
+/** The vitals read from a transcript, flagged when the note completes against its clinic's ranges of that moment. */
+export interface FoundVitals {
+  clinicId: string;
+  species: Species | null;
+  vitals: UnflaggedVital[];
+}
 
 /**
  * How a note's processing ends: the status change, its history event (no key: the worker's) and its `note.completed` / `note.failed` event
@@ -12,11 +23,15 @@ import type { NoteEvents } from '../webhooks/note-events.ts';
  */
 export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
   return {
-    /** Sections replaced, `completed`, event recorded; false when the note had left `processing`. */
-    complete(id: string, transcript: StoredTranscript, written: WrittenContent) {
+    /** Sections and vitals replaced, `completed`, event recorded; false when the note had left `processing`. */
+    complete(id: string, transcript: StoredTranscript, written: WrittenContent, found?: FoundVitals) {
       return deps.db
         .transaction(async (tx) => {
-          if (!(await markNoteCompleted(id, transcript, written, tx))) return false;
+          const vitals = found && {
+            species: found.species,
+            vitals: flagVitals(found.vitals, found.species, effectiveRanges(await rangeOverridesOf(found.clinicId, tx))),
+          };
+          if (!(await markNoteCompleted(id, transcript, { ...written, ...(vitals ? { vitals } : {}) }, tx))) return false;
           await recordNoteEvent(tx, id, 'completed', null, { note_style: written.style, review_flags: written.reviewFlags.length });
           await deps.events.completed(tx, id);
           return true;

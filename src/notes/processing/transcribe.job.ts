@@ -11,9 +11,13 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
+import type { Species } from '../store/vitals.schemas.ts';
+import { vitalsOfTranscript } from '../vitals/note-vitals.ts';
+import { detectSpecies } from '../vitals/species.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { transcribeNoteAudio } from './chunked-transcription.ts';
 import { deleteChunks } from './chunks.repo.ts';
+import { groundDraftedVitals } from './drafted-vitals.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
 import { writeSections } from './write-sections.ts';
@@ -91,12 +95,15 @@ export function transcribeJob(deps: ProcessingDeps) {
         });
         transcriptionDuration.observe({ provider, outcome: 'ok' }, secondsSince(transcribing));
         const sectioning = performance.now();
-        const written = await writeSections(
+        const drafted = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );
+        const vitals = vitalsOfTranscript(transcript);
+        const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
+        const written = groundDraftedVitals(drafted, vitals);
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
         // The code and a fixed description only: never the transcript, the draft or the server's words.
         if (written.fallback)
@@ -115,6 +122,7 @@ export function transcribeJob(deps: ProcessingDeps) {
             model: transcript.model,
           },
           written,
+          { clinicId: note.clinicId, species, vitals },
         );
         if (completed) uploadToCompleted.observe((Date.now() - note.createdAt.getTime()) / 1000);
         await deleteChunks(noteId, deps.db);

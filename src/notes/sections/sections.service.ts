@@ -7,6 +7,7 @@ import { refuseSigned } from '../record/locked.ts';
 import { lockNoteRecord, noteOfSection } from '../record/record.repo.ts';
 import { toSectionBody } from '../store/note-view.ts';
 import type { SectionRow } from '../store/notes.repo.ts';
+import { reextractEditedVitals } from '../vitals/section-edit.ts';
 import { insertSectionVersion, lockSectionWithClinic, updateSection } from './sections.repo.ts';
 
 export interface SectionEdit {
@@ -45,6 +46,8 @@ async function edit({ db }: { db: Db }, caller: NotesCaller, sectionId: string, 
       tx,
     );
     if (!updated) throw new AppError('SECTION_NOT_FOUND', 'Section not found');
+    // Vitals whose words the edit changed are read again from the new text (notes-vitals.md).
+    await reextractEditedVitals({ noteId, clinicId: current.clinicId, before: old.content, after: change.content }, tx);
     await recordNoteEvent(tx, noteId, 'section_edited', caller, { section_id: sectionId, before: stateOf(old), after: stateOf(updated) });
     return toSectionBody(updated);
   });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { ReferenceRangesPatchSchema, ReferenceRangesSchema } from '../vitals/reference-ranges.schemas.ts';
 
 export const SettingsSchema = z
   .object({
     default_template: z.string().meta({
       description: 'Slug of the template a note is written in when its upload names none (`padrao` until changed)',
     }),
+    reference_ranges: ReferenceRangesSchema,
   })
   .meta({ id: 'NotesSettings', description: "The clinic's Notes settings; each has a default until an administrator changes it" });
 
@@ -14,6 +16,7 @@ export const SettingsEnvelope = z.object({ status: z.literal('success'), data: S
 export const SettingsPatchBody = z
   .strictObject({
     default_template: z.string().trim().min(1).max(50).optional(),
+    reference_ranges: ReferenceRangesPatchSchema.optional(),
   })
   .meta({ id: 'NotesSettingsUpdate' });
 

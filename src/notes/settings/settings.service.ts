@@ -2,6 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
+import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
 
@@ -14,7 +15,10 @@ const KNOWN_TEMPLATES = new Set(['padrao']);
 
 /** The API's settings: every setting, at the clinic's value or its default. */
 export function toSettingsBody(row: SettingsRow | undefined): Settings {
-  return { default_template: row?.defaultTemplate ?? 'padrao' };
+  return {
+    default_template: row?.defaultTemplate ?? 'padrao',
+    reference_ranges: effectiveRanges((row?.referenceRanges ?? {}) as RangeOverrides),
+  };
 }
 
 async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Settings> {
@@ -32,8 +36,25 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
     }
     values.defaultTemplate = patch.default_template;
   }
+  if (patch.reference_ranges !== undefined) {
+    const current = (await findSettings(caller.clinicId, deps.db))?.referenceRanges ?? {};
+    values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
+  }
   if (Object.keys(values).length === 0) return getSettings(deps, caller);
   return toSettingsBody(await saveSettings(caller.clinicId, values, deps.db));
+}
+
+/** The clinic's overrides after the patch; a range whose minimum passes its maximum → 422. */
+function patchedRanges(current: RangeOverrides, patch: NonNullable<SettingsPatch['reference_ranges']>): RangeOverrides {
+  try {
+    return patchOverrides(current, patch);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new AppError('VALIDATION_ERROR', `Invalid ${error.message}: min is above max`, {
+      field: error.message,
+      reason: 'min is above max',
+    });
+  }
 }
 
 export function settingsService(deps: SettingsDeps) {

@@ -1,6 +1,7 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionFields, SignatureFields } from './notes.repo.ts';
+import type { Species, Vital } from './vitals.schemas.ts';
 
 /**
  * The API's Note: snake_case, timestamps without fractions, transcription_url only when completed.
@@ -19,11 +20,13 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     metadata: note.metadata,
     note_style: note.noteStyle,
     record_status: note.recordStatus,
+    species: note.species as Species | null,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],
           review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
           signature: signature ? toSignatureBody(signature) : null,
+          vitals: completed ? (note.vitals as Vital[]) : [],
         }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
 import { REVIEW_REASONS } from '../../providers/drafting/port.ts';
 import { SECTION_LABELS } from '../../providers/sectioning/port.ts';
+import { SpeciesSchema, VitalSchema } from './vitals.schemas.ts';
 
 export const TranscriptionStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
 
@@ -33,7 +34,9 @@ export const ReviewFlagSchema = z
         '`invalid_citation`: the sentence cites a line that does not exist (`token`); the draft is then not used. ' +
         '`drafting_unavailable`: the drafting server could not be reached (after retries) or is not configured; ' +
         '`drafting_invalid`: its answer was unusable (not JSON, unknown label, citation out of range, nothing grounded). ' +
-        'With a drafting_* flag the note was written `verbatim`.',
+        'With a drafting_* flag the note was written `verbatim`. ' +
+        '`vital_mismatch`: the sentence states a vital (`token`: its words) whose value differs from every value of that ' +
+        'vital read from the transcript (see `vitals`); the sentence is kept, for the veterinarian to check.',
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
   })
@@ -101,12 +104,24 @@ export const NoteSchema = z
     metadata: z.array(z.object({ key: z.string(), value: z.string() })),
     note_style: NoteStyleSchema,
     record_status: RecordStatusSchema,
+    species: SpeciesSchema.nullable().meta({
+      description: "From the upload's metadata `species`, else detected in the transcript when the note completes; null when neither says",
+    }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)
       .optional()
       .meta({ description: 'Single-note fetch and note.completed webhook only; empty when nothing needs review or not completed' }),
     signature: SignatureSchema.nullable().optional().meta({ description: 'Single-note fetch and webhooks only; null while unsigned' }),
+    vitals: z
+      .array(VitalSchema)
+      .optional()
+      .meta({
+        description:
+          'Single-note fetch and note.completed webhook only: the vitals said in the consultation (temperature, weight, heart and ' +
+          'respiratory rate, capillary refill time, body condition score, dehydration, mucous membranes), one entry per distinct ' +
+          "value, flagged against the species' reference ranges when the note completed; [] when none was said or not completed",
+      }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

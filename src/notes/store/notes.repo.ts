@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
-import { clinics, noteRetries, noteSections, notes, type StoredTranscript } from '../../platform/db/schema/index.ts';
+import { clinics, noteRetries, noteSections, notes, type StoredTranscript, type StoredVital } from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
 import type { Section } from '../../providers/sectioning/port.ts';
 
@@ -16,6 +16,8 @@ export interface WrittenContent {
   style: NoteStyle;
   sections: WrittenSection[];
   reviewFlags: ReviewFlag[];
+  /** The vitals read from the transcript, flagged; and the species (upload's, else detected). */
+  vitals?: { species: string | null; vitals: StoredVital[] };
 }
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
@@ -114,6 +116,7 @@ export async function markNoteCompleted(id: string, transcript: StoredTranscript
       transcript,
       noteStyle: written.style,
       reviewFlags: written.reviewFlags,
+      ...(written.vitals ? { species: written.vitals.species, vitals: written.vitals.vitals } : {}),
       failure: null,
       completedAt: sql`now()`,
       updatedAt: sql`now()`,

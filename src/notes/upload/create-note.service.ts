@@ -86,6 +86,7 @@ async function createNote(
             externalId: metadata.external_id ?? null,
             metadata: metadata.metadata,
             noteStyle,
+            species: metadata.species ?? null,
             audioName: audio.fileName,
             audioKey: key,
             audioFormat: format,

@@ -3,6 +3,7 @@ import { AppError } from '../../platform/errors.ts';
 import { fieldIssueOf } from '../../platform/field-issue.ts';
 import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
 import { NoteStyleSchema } from '../store/note.schemas.ts';
+import { SpeciesSchema } from '../store/vitals.schemas.ts';
 
 export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
 
@@ -17,17 +18,22 @@ export const UploadMetadataSchema = z
         '`verbatim` or `clinical`; absent = the server default (`NOTE_STYLE`). `clinical` needs a drafting provider ' +
         '(422 when the server has none); any other value → 422. Kept when a failed note is retried.',
     }),
+    species: SpeciesSchema.optional().meta({
+      description:
+        "The patient's species (`canine`, `feline`, `equine`, `bovine`, `caprine`, `ovine`, `lagomorph`, `avian`, `other`); " +
+        'absent = detected in the transcript. Chooses the reference ranges the vitals are flagged against; any other value → 422.',
+    }),
   })
   .meta({
     id: 'NoteUploadMetadata',
     description:
       'JSON text of the `metadata` part. `patient_name` is accepted for `name`; any other top-level string ' +
-      '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written.',
+      '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written; `species` the reference ranges of its vitals.',
   });
 
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
 
-const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style']);
+const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style', 'species']);
 
 /** Parses the `metadata` part: bad JSON → 400; a valid JSON that breaks the rules → 422 with the field. */
 export function parseUploadMetadata(text: string | undefined): UploadMetadata {
@@ -62,6 +68,7 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
     gender: input.gender,
     external_id: input.external_id,
     note_style: input.note_style,
+    species: input.species,
     metadata: [...(Array.isArray(input.metadata) ? input.metadata : input.metadata === undefined ? [] : [input.metadata]), ...extras],
   };
   const parsed = UploadMetadataSchema.safeParse(candidate);

@@ -13,7 +13,15 @@ export interface TimeRange {
   end: number;
 }
 
-export const REVIEW_REASONS = ['ungrounded', 'no_citation', 'invalid_citation', 'drafting_unavailable', 'drafting_invalid'] as const;
+export const REVIEW_REASONS = [
+  'ungrounded',
+  'no_citation',
+  'invalid_citation',
+  'drafting_unavailable',
+  'drafting_invalid',
+  // Set by the Notes tree, not by a drafter: a drafted vital that differs from the one read from the transcript.
+  'vital_mismatch',
+] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 /**

@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp, uuid } from '../drizzle.ts';
+import { jsonb, pgTable, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 /**
@@ -11,5 +11,10 @@ export const clinicSettings = pgTable('clinic_settings', {
     .references(() => clinics.id, { onDelete: 'cascade' }),
   /** Slug of the template a note uses when its upload names none. */
   defaultTemplate: text('default_template').notNull().default('padrao'),
+  /** The clinic's overrides of the default vital ranges: species → range key → {min, max} (notes/vitals/reference-ranges.ts). */
+  referenceRanges: jsonb('reference_ranges')
+    .$type<Record<string, Record<string, { min?: number | null; max?: number | null }>>>()
+    .notNull()
+    .default(sql`'{}'::jsonb`),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

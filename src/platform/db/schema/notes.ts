@@ -43,6 +43,10 @@ export const notes = pgTable(
       .default('draft'),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
+    /** From the upload's metadata, else detected in the transcript at completion (notes/vitals/species.ts). */
+    species: text('species'),
+    /** Vitals read from the transcript at completion, flagged against the clinic's ranges then. */
+    vitals: jsonb('vitals').$type<StoredVital[]>().notNull().default(sql`'[]'::jsonb`),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
     attempts: integer('attempts').notNull().default(0),
     processingStartedAt: timestamp('processing_started_at', { withTimezone: true }),
@@ -71,4 +75,15 @@ export interface StoredReviewFlag {
   sentence: string | null;
   reason: string;
   token: string | null;
+}
+
+/** A vital as the API shows it (src/notes/store/vitals.schemas.ts Vital). */
+export interface StoredVital {
+  code: string;
+  value: number | string;
+  unit: string | null;
+  comparator: string | null;
+  text: string;
+  evidence: { start: number; end: number } | null;
+  flag: string | null;
 }
