@@ -9,6 +9,7 @@ import { noteReadRoutes } from './reads/notes.routes.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
 import { sectionRoutes } from './sections/sections.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
+import { templateRoutes } from './templates/templates.routes.ts';
 import { uploadRoutes } from './upload/upload.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -88,5 +89,6 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(retryRoutes, { retries: services.retries });
   await app.register(sectionRoutes, { sections: services.sections });
   await app.register(settingsRoutes, { settings: services.settings });
+  await app.register(templateRoutes, { templates: services.templates });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
 }

@@ -22,6 +22,7 @@ import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RetryService, retryService } from './retry/retry.service.ts';
 import { type SectionsService, sectionsService } from './sections/sections.service.ts';
 import { type SettingsService, settingsService } from './settings/settings.service.ts';
+import { type TemplatesService, templatesService } from './templates/templates.service.ts';
 import { type UploadService, uploadService } from './upload/create-note.service.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
 import { type WebhooksService, webhooksService } from './webhooks/webhooks.service.ts';
@@ -49,6 +50,7 @@ export interface NotesServices {
   readonly retries: RetryService;
   readonly sections: SectionsService;
   readonly settings: SettingsService;
+  readonly templates: TemplatesService;
   readonly webhooks: WebhooksService;
 }
 
@@ -133,6 +135,7 @@ export function createNotesModule(
     retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
     settings: settingsService({ db }),
+    templates: templatesService({ db }),
     webhooks: webhooksService({ db, webhooks }),
   };
   return { storage, webhooks, authenticator, usage, services };

@@ -1,6 +1,7 @@
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
-import { SECTION_TITLES, type SectionLabel } from '../../providers/sectioning/port.ts';
+import { SECTION_TITLES } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
+import { templateOfNote } from '../templates/builtin-templates.ts';
 
 /** What an export shows, free of database rows: the renderers are pure functions of this. */
 export interface ExportDocument {
@@ -16,6 +17,8 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** Title of each section label of the note's template, for the flags (a flagged section may be absent). */
+  sectionTitles?: Record<string, string>;
 }
 
 // The notes are written in Portuguese, so the header a vet reads is too.
@@ -52,7 +55,8 @@ export function reviewLines(document: ExportDocument): string[] {
     groups.set(key, group);
   }
   return [...groups.values()].map(({ flag, tokens }) => {
-    const where = flag.section ? `${SECTION_TITLES[flag.section as SectionLabel] ?? flag.section}: "${flag.sentence ?? ''}" — ` : '';
+    const titles: Record<string, string> = document.sectionTitles ?? SECTION_TITLES;
+    const where = flag.section ? `${titles[flag.section] ?? flag.section}: "${flag.sentence ?? ''}" — ` : '';
     const quoted = tokens.map((token) => `"${token}"`).join(', ');
     switch (flag.reason) {
       case 'ungrounded':
@@ -87,5 +91,6 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     sections: ordered.map((section) => ({ title: section.title, content: section.content })),
     style: note.noteStyle,
     reviewFlags: note.reviewFlags as ReviewFlag[],
+    sectionTitles: Object.fromEntries(templateOfNote(note).sections.map((section) => [section.label, section.title])),
   };
 }

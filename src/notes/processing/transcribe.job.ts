@@ -4,13 +4,14 @@ import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
 import { secondsSince } from '../../platform/metrics/registry.ts';
-import type { Drafter } from '../../providers/drafting/port.ts';
+import type { Drafter, TemplateSection } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
+import { templateOfNote } from '../templates/builtin-templates.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { transcribeNoteAudio } from './chunked-transcription.ts';
 import { deleteChunks } from './chunks.repo.ts';
@@ -94,6 +95,8 @@ export function transcribeJob(deps: ProcessingDeps) {
         const written = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
+          // The template as it was when the note was made (a retry too), never as it is now.
+          templateOfNote(note).sections as TemplateSection[],
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );

@@ -2,6 +2,9 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionFields } from './notes.repo.ts';
 
+/** Notes made before templates existed were written in the six base sections: the built-in `padrao`. */
+const BEFORE_TEMPLATES = { slug: 'padrao', name: 'Padrão' };
+
 /** The API's Note: snake_case, timestamps without fractions, transcription_url only when completed. */
 export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections?: SectionFields[]) {
   const completed = note.transcriptionStatus === 'completed';
@@ -15,6 +18,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     external_id: note.externalId,
     metadata: note.metadata,
     note_style: note.noteStyle,
+    template: note.template ? { slug: note.template.slug, name: note.template.name } : BEFORE_TEMPLATES,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],

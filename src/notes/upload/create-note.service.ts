@@ -13,6 +13,7 @@ import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { insertNote } from '../store/notes.repo.ts';
+import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
@@ -75,6 +76,7 @@ async function createNote(
       request,
       async (tx) => {
         const { key, format, duration } = stored!;
+        const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx);
         await chargeClinicQuota(caller.clinicId, duration, tx);
         const note = await insertNote(
           {
@@ -85,6 +87,7 @@ async function createNote(
             externalId: metadata.external_id ?? null,
             metadata: metadata.metadata,
             noteStyle,
+            template,
             audioName: audio.fileName,
             audioKey: key,
             audioFormat: format,

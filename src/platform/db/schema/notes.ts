@@ -37,6 +37,12 @@ export const notes = pgTable(
       .default('verbatim'),
     /** What the veterinarian must review before signing (src/providers/drafting/port.ts ReviewFlag). */
     reviewFlags: jsonb('review_flags').$type<StoredReviewFlag[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * The template the note is written in, as it was at upload (slug, name, sections): retries use
+     * it, and later changes to the template never reach the note. Null on notes made before templates
+     * existed, which were written in `padrao`.
+     */
+    template: jsonb('template').$type<StoredTemplate | null>(),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
@@ -67,4 +73,12 @@ export interface StoredReviewFlag {
   sentence: string | null;
   reason: string;
   token: string | null;
+}
+
+/** A template as a note keeps it (notes/templates): what it was when the note was made. */
+export interface StoredTemplate {
+  id: string;
+  slug: string;
+  name: string;
+  sections: { label: string; title: string; includes: string[]; instructions: string | null }[];
 }
