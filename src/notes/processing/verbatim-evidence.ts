@@ -17,7 +17,10 @@ function variants(sentence: string): string[] {
   return [...new Set([whole, afterLabel])].filter((variant) => variant.length >= MIN_PIECE_LENGTH);
 }
 
-export function verbatimEvidence(sections: readonly { content: string }[], segments: { start: number; end: number; text: string }[]): TimeRange[][] {
+export function verbatimEvidence(
+  sections: readonly { content: string }[],
+  segments: { start: number; end: number; text: string }[],
+): TimeRange[][] {
   const contents = sections.map((section) => normalise(section.content));
   const evidence = sections.map(() => [] as TimeRange[]);
   for (const segment of [...segments].sort((a, b) => a.start - b.start)) {

@@ -71,13 +71,11 @@ export const NoteSchema = z
     external_id: z.string().nullable(),
     metadata: z.array(z.object({ key: z.string(), value: z.string() })),
     note_style: NoteStyleSchema,
-    template: z
-      .object({ slug: z.string().meta({ example: 'soap' }), name: z.string().meta({ example: 'SOAP' }) })
-      .meta({
-        description:
-          'The template the note is written in, as it was when the note was made (later changes or a deletion never ' +
-          "alter it); its sections carry the template's labels and titles, in the template's order",
-      }),
+    template: z.object({ slug: z.string().meta({ example: 'soap' }), name: z.string().meta({ example: 'SOAP' }) }).meta({
+      description:
+        'The template the note is written in, as it was when the note was made (later changes or a deletion never ' +
+        "alter it); its sections carry the template's labels and titles, in the template's order",
+    }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)

@@ -26,7 +26,7 @@ export async function templateRoutes(app: AppInstance, { templates }: { template
         summary: "Your clinic's note templates, built-ins first",
         description:
           'The built-ins `padrao` (the six base sections, the default) and `soap` (Subjetivo ← anamnesis, Objetivo ← ' +
-          'physical_exam, Avaliação ← diagnosis, Plano ← treatment, follow_up, observations), then the clinic\'s own.',
+          "physical_exam, Avaliação ← diagnosis, Plano ← treatment, follow_up, observations), then the clinic's own.",
         tags,
         response: { 200: TemplateListEnvelope, ...errorResponses(401, 403, 429) },
       },
@@ -97,7 +97,7 @@ export async function templateRoutes(app: AppInstance, { templates }: { template
         operationId: 'deleteTemplate',
         summary: 'Delete a template (administrator)',
         description:
-          'A built-in → 409 `TEMPLATE_BUILTIN`. When it was the clinic\'s `default_template`, the default goes back ' +
+          "A built-in → 409 `TEMPLATE_BUILTIN`. When it was the clinic's `default_template`, the default goes back " +
           'to `padrao`. Notes made with it keep it.',
         tags,
         params: TemplateIdParams,

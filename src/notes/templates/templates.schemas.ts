@@ -14,24 +14,29 @@ const TemplateSectionInput = z
       .string()
       .regex(/^[a-z0-9_]{1,50}$/, 'must be 1-50 of a-z, 0-9 and _')
       .meta({ description: "The note section's `label`: 1-50 of `[a-z0-9_]`, unique in the template", example: 'lesoes' }),
-    title: z.string().trim().min(1).max(100).meta({ description: "The note section's `title` (pt-BR), 1-100 characters", example: 'Lesões' }),
-    includes: z
-      .array(z.enum(SECTION_LABELS))
-      .meta({
-        description:
-          `The base labels this section gathers (${BASE_LABELS_TEXT}); every base label must be in exactly one ` +
-          'section of the template. `[]`: a section only the drafter writes (clinical notes), from its instructions.',
-      }),
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .meta({ description: "The note section's `title` (pt-BR), 1-100 characters", example: 'Lesões' }),
+    includes: z.array(z.enum(SECTION_LABELS)).meta({
+      description:
+        `The base labels this section gathers (${BASE_LABELS_TEXT}); every base label must be in exactly one ` +
+        'section of the template. `[]`: a section only the drafter writes (clinical notes), from its instructions.',
+    }),
     instructions: z
       .string()
       .trim()
       .max(2000)
       .nullable()
       .optional()
-      .meta({ description: 'What the drafter should write there (content, tone, detail); at most 2,000 characters; null or absent for none' }),
+      .meta({
+        description: 'What the drafter should write there (content, tone, detail); at most 2,000 characters; null or absent for none',
+      }),
   })
   .strict()
-  .meta({ id: 'NoteTemplateSectionInput' });
+  .meta({ description: 'A section of the template' });
 
 /** 1-20 sections with distinct labels; the base-label coverage is checked by the service (template-coverage.ts). */
 const TemplateSectionsInput = z

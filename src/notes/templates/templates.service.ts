@@ -7,7 +7,6 @@ import { BUILTIN_TEMPLATES, builtinById, builtinBySlug, PADRAO } from './builtin
 import { fromRow } from './find-template.ts';
 import type { Template } from './template.ts';
 import { checkCoverage } from './template-coverage.ts';
-import type { CreateTemplateInput, TemplateSectionsInput, UpdateTemplateInput } from './templates.schemas.ts';
 import {
   deleteTemplate,
   findTemplateRow,
@@ -17,6 +16,7 @@ import {
   type TemplateRow,
   updateTemplate,
 } from './templates.repo.ts';
+import type { CreateTemplateInput, TemplateSectionsInput, UpdateTemplateInput } from './templates.schemas.ts';
 
 export interface TemplatesDeps {
   db: Db;
@@ -34,7 +34,8 @@ function ownTemplate(caller: NotesCaller, row: TemplateRow | undefined): Templat
 
 function refuseBuiltin(id: string): void {
   const builtin = builtinById(id);
-  if (builtin) throw new AppError('TEMPLATE_BUILTIN', `The built-in template "${builtin.slug}" cannot be changed or deleted`, { slug: builtin.slug });
+  if (builtin)
+    throw new AppError('TEMPLATE_BUILTIN', `The built-in template "${builtin.slug}" cannot be changed or deleted`, { slug: builtin.slug });
 }
 
 /** Sections as stored: every base label in exactly one (422 otherwise), no instructions as null. */

@@ -17,12 +17,17 @@ export const UploadMetadataSchema = z
         '`verbatim` or `clinical`; absent = the server default (`NOTE_STYLE`). `clinical` needs a drafting provider ' +
         '(422 when the server has none); any other value → 422. Kept when a failed note is retried.',
     }),
-    template: z.string().min(1).max(50).optional().meta({
-      description:
-        "Slug of the template the note is written in (`GET /templates`: a built-in or one of the clinic's own); absent = " +
-        "the clinic's `default_template` (settings). Unknown → 422 `TEMPLATE_NOT_FOUND`. The note keeps the template as " +
-        'it is now: a retry uses it, later changes to the template never alter the note.',
-    }),
+    template: z
+      .string()
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({
+        description:
+          "Slug of the template the note is written in (`GET /templates`: a built-in or one of the clinic's own); absent = " +
+          "the clinic's `default_template` (settings). Unknown → 422 `TEMPLATE_NOT_FOUND`. The note keeps the template as " +
+          'it is now: a retry uses it, later changes to the template never alter the note.',
+      }),
   })
   .meta({
     id: 'NoteUploadMetadata',

@@ -25,7 +25,9 @@ function sectionLines(section: TemplateSection): string {
     section.includes.length > 0
       ? section.includes.map((label) => BASE_DESCRIPTIONS[label]).join('; ')
       : 'nenhum conteúdo é posto aqui por padrão: escreva somente o que as instruções da clínica pedem';
-  const instructions = section.instructions ? `\n  Instruções da clínica para esta seção: ${section.instructions.replace(/\s+/g, ' ')}` : '';
+  const instructions = section.instructions
+    ? `\n  Instruções da clínica para esta seção: ${section.instructions.replace(/\s+/g, ' ')}`
+    : '';
   return `- ${section.label} ("${section.title}"): ${gathers}.${instructions}`;
 }
 

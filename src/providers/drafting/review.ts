@@ -56,12 +56,12 @@ export function reviewDraft(answer: unknown, lines: NumberedLine[], asked: reado
     .map((section) => section.label)
     .filter((label) => byLabel.has(label))
     .map((label) => ({
-    label,
-    sentences: byLabel
-      .get(label)!
-      .map((sentence) => ({ ...sentence, text: sentence.text.replace(/\s+/g, ' ').trim() }))
-      .filter((sentence) => sentence.text !== ''),
-  }));
+      label,
+      sentences: byLabel
+        .get(label)!
+        .map((sentence) => ({ ...sentence, text: sentence.text.replace(/\s+/g, ' ').trim() }))
+        .filter((sentence) => sentence.text !== ''),
+    }));
 
   // A line number that does not exist means the model lost track of the numbering: none of its
   // citations can be trusted, so the whole draft goes (each offending sentence is named).
