@@ -75,7 +75,11 @@ function align(transcript: string, sections: readonly Section[]): Word[][] {
     next[best.s]!++;
   });
   // Words never found stay right after the word before them.
-  for (const list of words) list.forEach((word, k) => word.at < 0 && (word.at = k === 0 ? -1 : list[k - 1]!.at + 0.25));
+  for (const list of words) {
+    list.forEach((word, k) => {
+      if (word.at < 0) word.at = k === 0 ? -1 : list[k - 1]!.at + 0.25;
+    });
+  }
   return words;
 }
 

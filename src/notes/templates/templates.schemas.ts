@@ -25,15 +25,9 @@ const TemplateSectionInput = z
         `The base labels this section gathers (${BASE_LABELS_TEXT}); every base label must be in exactly one ` +
         'section of the template. `[]`: a section only the drafter writes (clinical notes), from its instructions.',
     }),
-    instructions: z
-      .string()
-      .trim()
-      .max(2000)
-      .nullable()
-      .optional()
-      .meta({
-        description: 'What the drafter should write there (content, tone, detail); at most 2,000 characters; null or absent for none',
-      }),
+    instructions: z.string().trim().max(2000).nullable().optional().meta({
+      description: 'What the drafter should write there (content, tone, detail); at most 2,000 characters; null or absent for none',
+    }),
   })
   .strict()
   .meta({ description: 'A section of the template' });
