@@ -27,6 +27,17 @@ const CLINICAL_NOTES_DESCRIPTION =
   'is unreachable or its answer unusable (not JSON, unknown label, a line out of range), the note completes ' +
   '`verbatim` with a `drafting_unavailable` or `drafting_invalid` flag — never `failed`.';
 
+/** The templates contract (docs/notes-templates.md). */
+const TEMPLATES_DESCRIPTION =
+  '\n\n**Templates.** A note is written in the sections of a template: the built-ins `padrao` (the six base sections, ' +
+  'the default) and `soap` (`subjetivo` Subjetivo ← anamnesis, `objetivo` Objetivo ← physical_exam, `avaliacao` ' +
+  "Avaliação ← diagnosis, `plano` Plano ← treatment, follow_up, observations), or the clinic's own (`/templates`, " +
+  'administrator). Every base label is in exactly one section of a template, so no sentence is lost: a verbatim ' +
+  'note places each transcript sentence, by the base label the sectioner gave it, in the section gathering that label, ' +
+  "in transcript order; a clinical note is drafted for the template's sections, with their instructions, and its " +
+  'answer must use the template\'s labels. Chosen per upload (`"template": slug` in the metadata) or by the clinic\'s ' +
+  '`default_template` (`/settings`); the note keeps the template it was made with (`template: {slug, name}`).';
+
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
   title: 'vetflow Notes API',
@@ -42,7 +53,8 @@ export const notesApiDescription: ApiDescription = {
     '`note.completed` and `note.failed` are POSTed as `{type, timestamp, data}`, signed per Standard Webhooks ' +
     '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +
     'retried with backoff for about 24 h on timeouts, 429 and 5xx. ' +
-    CLINICAL_NOTES_DESCRIPTION,
+    CLINICAL_NOTES_DESCRIPTION +
+    TEMPLATES_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },

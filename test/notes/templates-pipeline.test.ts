@@ -248,23 +248,17 @@ describe('a note keeps the template it was made with', () => {
     expect((await app.inject({ method: 'DELETE', url: `/notes/v1/templates/${template.id}`, headers: as(clinic.admin) })).statusCode).toBe(
       204,
     );
-    const dermaRenamed = await app.inject({
-      method: 'PATCH',
-      url: `/notes/v1/templates/${(await app.inject({ method: 'GET', url: '/notes/v1/templates', headers: as(clinic.viewer) })).json().data.find((t: any) => t.slug === 'dermatologia').id}`,
-      headers: as(clinic.admin),
-      payload: { name: 'Derma 2' },
-    });
+    const templates = (await app.inject({ method: 'GET', url: '/notes/v1/templates', headers: as(clinic.viewer) })).json().data;
+    const dermaId = templates.find((t: any) => t.slug === 'dermatologia').id;
+    const rename = (name: string) =>
+      app.inject({ method: 'PATCH', url: `/notes/v1/templates/${dermaId}`, headers: as(clinic.admin), payload: { name } });
+    const dermaRenamed = await rename('Derma 2');
     expect(dermaRenamed.statusCode).toBe(200);
     const after = await fetchNote(id);
     expect(after.template).toEqual({ slug: 'retorno', name: 'Retorno' });
     expect(rows(after)).toEqual(rows(note));
     expect((await fetchNote(dermaNoteId)).template).toEqual({ slug: 'dermatologia', name: 'Dermatologia' });
-    await app.inject({
-      method: 'PATCH',
-      url: '/notes/v1/templates/' + dermaRenamed.json().data.id,
-      headers: as(clinic.admin),
-      payload: { name: 'Dermatologia' },
-    });
+    await rename('Dermatologia');
   });
 });
 
