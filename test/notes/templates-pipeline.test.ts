@@ -1,8 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp } from '../helpers/app.ts';
+import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, chatRequest, type FakeHandler, json, startFakeServer } from '../providers/fake-openai-server.ts';
+import { startReceiver } from './webhooks-receiver.ts';
 
 // Templates through the whole path: upload → speech-to-text (a local OpenAI-compatible fake) → the
 // rules sectioner placing each sentence by its base label in the template's sections, or the
@@ -285,7 +286,15 @@ describe('clinical notes in templates', () => {
     ],
   };
 
-  it('asks the drafter for the template sections with their instructions and follows the template', async () => {
+  it('asks the drafter for the template sections with their instructions and follows the template, in the webhook too', async () => {
+    const receiver = await startReceiver();
+    const hook = await app.inject({
+      method: 'POST',
+      url: '/notes/v1/webhooks',
+      headers: as(clinic.admin),
+      payload: { url: receiver.url, events: ['note.completed'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
     let body: any;
     chat = (request, response) => {
       body = chatRequest(request);
@@ -314,6 +323,16 @@ describe('clinical notes in templates', () => {
       { section: 'lesoes', sentence: 'Pápulas e alopecia em abdômen ventral, 5 lesões.', reason: 'ungrounded', token: '5' },
     ]);
     expect(await exported(note.id, 'txt')).toContain('- Lesões: "Pápulas e alopecia em abdômen ventral, 5 lesões." — "5" não consta');
+
+    const [delivery] = await eventually(async () => {
+      const found = receiver.ofType('note.completed').filter((entry) => JSON.parse(entry.body).data.note_id === note.id);
+      return found.length > 0 && found;
+    }, 15_000);
+    const event = JSON.parse(delivery!.body).data;
+    expect(event.template).toEqual({ slug: 'dermatologia', name: 'Dermatologia' });
+    expect(event.note_sections.map((s: any) => [s.label, s.title])).toEqual(rows(note).map((row: any) => [row[0], row[1]]));
+    expect(event.review_flags[0].section).toBe('lesoes');
+    await app.inject({ method: 'DELETE', url: `/notes/v1/webhooks/${hook.json().id}`, headers: as(clinic.admin) });
   });
 
   it("refuses a draft whose labels are not the template's, and writes the note verbatim in the template", async () => {
