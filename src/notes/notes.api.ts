@@ -12,6 +12,7 @@ import { recordRoutes } from './record/record.routes.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
 import { sectionRoutes } from './sections/sections.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
+import { templateRoutes } from './templates/templates.routes.ts';
 import { uploadRoutes } from './upload/upload.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -39,6 +40,16 @@ const CLINICAL_RECORD_DESCRIPTION =
   'content, order}], signed_by: {name, license}, signed_at}` (sections in display order, as they stand after that ' +
   "signature or amendment; signed_by/signed_at the original signature's); each amendment also `previous_sha256`, the " +
   'link before it. `GET /notes/{id}/history` lists every write, export and audio fetch with the key, request id and time.';
+/** The templates contract (docs/notes-templates.md). */
+const TEMPLATES_DESCRIPTION =
+  '\n\n**Templates.** A note is written in the sections of a template: the built-ins `padrao` (the six base sections, ' +
+  'the default) and `soap` (`subjetivo` Subjetivo ← anamnesis, `objetivo` Objetivo ← physical_exam, `avaliacao` ' +
+  "Avaliação ← diagnosis, `plano` Plano ← treatment, follow_up, observations), or the clinic's own (`/templates`, " +
+  'administrator). Every base label is in exactly one section of a template, so no sentence is lost: a verbatim ' +
+  'note places each transcript sentence, by the base label the sectioner gave it, in the section gathering that label, ' +
+  "in transcript order; a clinical note is drafted for the template's sections, with their instructions, and its " +
+  'answer must use the template\'s labels. Chosen per upload (`"template": slug` in the metadata) or by the clinic\'s ' +
+  '`default_template` (`/settings`); the note keeps the template it was made with (`template: {slug, name}`).';
 
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
@@ -56,7 +67,8 @@ export const notesApiDescription: ApiDescription = {
     '(`webhook-id`, `webhook-timestamp` in Unix seconds, `webhook-signature: v1,<base64 HMAC-SHA256>`), ' +
     'retried with backoff for about 24 h on timeouts, 429 and 5xx. ' +
     CLINICAL_NOTES_DESCRIPTION +
-    CLINICAL_RECORD_DESCRIPTION,
+    CLINICAL_RECORD_DESCRIPTION +
+    TEMPLATES_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
@@ -103,6 +115,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(retryRoutes, { retries: services.retries });
   await app.register(sectionRoutes, { sections: services.sections });
   await app.register(settingsRoutes, { settings: services.settings });
+  await app.register(templateRoutes, { templates: services.templates });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(recordRoutes, { record: services.record });
   await app.register(historyRoutes, { history: services.history });

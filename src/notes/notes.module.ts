@@ -25,6 +25,7 @@ import { type RecordService, recordService } from './record/record.service.ts';
 import { type RetryService, retryService } from './retry/retry.service.ts';
 import { type SectionsService, sectionsService } from './sections/sections.service.ts';
 import { type SettingsService, settingsService } from './settings/settings.service.ts';
+import { type TemplatesService, templatesService } from './templates/templates.service.ts';
 import { type UploadService, uploadService } from './upload/create-note.service.ts';
 import { createWebhooksModule, type WebhooksModule } from './webhooks/webhooks.module.ts';
 import { type WebhooksService, webhooksService } from './webhooks/webhooks.service.ts';
@@ -52,6 +53,7 @@ export interface NotesServices {
   readonly retries: RetryService;
   readonly sections: SectionsService;
   readonly settings: SettingsService;
+  readonly templates: TemplatesService;
   readonly webhooks: WebhooksService;
   readonly record: RecordService;
   readonly history: HistoryService;
@@ -139,6 +141,7 @@ export function createNotesModule(
     retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
     settings: settingsService({ db }),
+    templates: templatesService({ db }),
     webhooks: webhooksService({ db, webhooks }),
     record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
     history: historyService({ db }),

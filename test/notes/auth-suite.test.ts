@@ -114,13 +114,33 @@ const webhookId: string = (
     payload: { url: 'http://127.0.0.1:9/tenant', events: ['note.completed'] },
   })
 ).json().id;
+const templateId: string = (
+  await app.inject({
+    method: 'POST',
+    url: `${PREFIX}/templates`,
+    headers: as(keys.admin),
+    payload: {
+      slug: 'tenant',
+      name: 'Tenant',
+      sections: [
+        { label: 'nota', title: 'Nota', includes: ['anamnesis', 'physical_exam', 'diagnosis', 'treatment', 'observations', 'follow_up'] },
+      ],
+    },
+  })
+).json().data.id;
 const deliveryId: string = (
   await app.inject({ method: 'POST', url: `${PREFIX}/webhooks/${webhookId}/test`, headers: as(keys.admin) })
 ).json().data.id;
 
 describe('Notes API tenant isolation', () => {
   // Path parameters, by the collection they follow.
-  const owned: Record<string, string> = { 'api-keys': keys.viewerId, notes: noteId, webhooks: webhookId, deliveries: deliveryId };
+  const owned: Record<string, string> = {
+    'api-keys': keys.viewerId,
+    notes: noteId,
+    webhooks: webhookId,
+    deliveries: deliveryId,
+    templates: templateId,
+  };
   const ownedUrl = (path: string) =>
     path.replace(/([a-z_-]+)\/:[A-Za-z_]+/g, (_, collection: string) => {
       const id = owned[collection];
@@ -136,6 +156,7 @@ describe('Notes API tenant isolation', () => {
     [`POST ${PREFIX}/notes/:id/amendments`]: {
       payload: { section_id: sectionId, content: 'c', reason: 'r', signed_by: { name: 'Outra', license: 'CRMV-SP 1' } },
     },
+    [`PATCH ${PREFIX}/templates/:id`]: { payload: { name: 'taken over' } },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);
@@ -185,12 +206,14 @@ describe('Notes API tenant isolation', () => {
     // The first clinic still has everything, unchanged (the note unsigned); its viewer key was not revoked.
     const note = await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.admin) });
     expect(note.json().data).toMatchObject({ record_status: 'draft', signature: null });
-    for (const path of [`/notes/${noteId}`, `/webhooks/${webhookId}`, `/api-keys/${keys.viewerId}/usage`]) {
+    for (const path of [`/notes/${noteId}`, `/webhooks/${webhookId}`, `/api-keys/${keys.viewerId}/usage`, `/templates/${templateId}`]) {
       const response = await app.inject({ method: 'GET', url: `${PREFIX}${path}`, headers: as(keys.admin) });
       expect(response.statusCode, path).toBe(200);
     }
     const webhook = await app.inject({ method: 'GET', url: `${PREFIX}/webhooks/${webhookId}`, headers: as(keys.admin) });
     expect(webhook.json().data.description).toBeNull();
+    const template = await app.inject({ method: 'GET', url: `${PREFIX}/templates/${templateId}`, headers: as(keys.admin) });
+    expect(template.json().data.name).toBe('Tenant');
     expect((await app.inject({ method: 'GET', url: `${PREFIX}/notes`, headers: as(keys.viewer) })).statusCode).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { writeSections } from '../../src/notes/processing/write-sections.ts';
-import type { Drafter } from '../../src/providers/drafting/port.ts';
+import { BASE_SECTIONS, type Drafter } from '../../src/providers/drafting/port.ts';
 import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 
 const transcript = {
@@ -22,7 +22,7 @@ const refusingDrafter: Drafter = {
 
 describe('writeSections', () => {
   it('writes a verbatim note with the sectioner, with evidence, without asking the drafter', async () => {
-    const written = await writeSections('verbatim', transcript, { sectioner, drafter: refusingDrafter }, signal);
+    const written = await writeSections('verbatim', transcript, BASE_SECTIONS, { sectioner, drafter: refusingDrafter }, signal);
     expect(written).toMatchObject({ style: 'verbatim', reviewFlags: [], fallback: null });
     expect(written.sections.map((section) => [section.label, section.evidence])).toEqual([
       ['anamnesis', [{ start: 0, end: 3 }]],
@@ -31,7 +31,7 @@ describe('writeSections', () => {
   });
 
   it('writes a clinical note left without a drafter verbatim, flagged drafting_unavailable', async () => {
-    const written = await writeSections('clinical', transcript, { sectioner, drafter: null }, signal);
+    const written = await writeSections('clinical', transcript, BASE_SECTIONS, { sectioner, drafter: null }, signal);
     expect(written.style).toBe('verbatim');
     expect(written.reviewFlags).toEqual([{ section: null, sentence: null, reason: 'drafting_unavailable', token: null }]);
     expect(written.fallback?.code).toBe('DRAFTING_NOT_CONFIGURED');

@@ -1,7 +1,8 @@
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
-import { SECTION_TITLES, type SectionLabel } from '../../providers/sectioning/port.ts';
+import { SECTION_TITLES } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
 import type { Species, Vital } from '../store/vitals.schemas.ts';
+import { templateOfNote } from '../templates/builtin-templates.ts';
 import { SPECIES_LABELS } from './vitals-block.ts';
 
 /** What an export shows, free of database rows: the renderers are pure functions of this. */
@@ -18,6 +19,8 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** Title of each section label of the note's template, for the flags (a flagged section may be absent). */
+  sectionTitles?: Record<string, string>;
   /** Shown as a "Sinais vitais" block before the sections (vitals-block.ts), and the species in the header. */
   species?: Species | null;
   vitals?: Vital[];
@@ -76,7 +79,8 @@ export function reviewLines(document: ExportDocument): string[] {
     groups.set(key, group);
   }
   return [...groups.values()].map(({ flag, tokens }) => {
-    const where = flag.section ? `${SECTION_TITLES[flag.section as SectionLabel] ?? flag.section}: "${flag.sentence ?? ''}" — ` : '';
+    const titles: Record<string, string> = document.sectionTitles ?? SECTION_TITLES;
+    const where = flag.section ? `${titles[flag.section] ?? flag.section}: "${flag.sentence ?? ''}" — ` : '';
     const quoted = tokens.map((token) => `"${token}"`).join(', ');
     switch (flag.reason) {
       case 'ungrounded':
@@ -115,6 +119,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     reviewFlags: note.reviewFlags as ReviewFlag[],
     species: note.species as Species | null,
     vitals: note.vitals as Vital[],
+    sectionTitles: Object.fromEntries(templateOfNote(note).sections.map((section) => [section.label, section.title])),
   };
 }
 

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
 import { secondsSince } from '../../platform/metrics/registry.ts';
-import type { Drafter } from '../../providers/drafting/port.ts';
+import type { Drafter, TemplateSection } from '../../providers/drafting/port.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
@@ -12,6 +12,7 @@ import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';
+import { templateOfNote } from '../templates/builtin-templates.ts';
 import { vitalsOfTranscript } from '../vitals/note-vitals.ts';
 import { detectSpecies } from '../vitals/species.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
@@ -98,6 +99,8 @@ export function transcribeJob(deps: ProcessingDeps) {
         const drafted = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
+          // The template as it was when the note was made (a retry too), never as it is now.
+          templateOfNote(note).sections as TemplateSection[],
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );

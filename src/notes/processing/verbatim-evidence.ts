@@ -3,7 +3,6 @@
 // Headings the sectioner dropped ("Anamnese:") are dropped here too before comparing.
 
 import type { TimeRange } from '../../providers/drafting/port.ts';
-import type { Section } from '../../providers/sectioning/port.ts';
 import { splitSentences } from '../../providers/sectioning/sentences.ts';
 
 // Shorter pieces ("Ok.", "Sim.") appear in too many places to say where a segment went.
@@ -18,7 +17,10 @@ function variants(sentence: string): string[] {
   return [...new Set([whole, afterLabel])].filter((variant) => variant.length >= MIN_PIECE_LENGTH);
 }
 
-export function verbatimEvidence(sections: Section[], segments: { start: number; end: number; text: string }[]): TimeRange[][] {
+export function verbatimEvidence(
+  sections: readonly { content: string }[],
+  segments: { start: number; end: number; text: string }[],
+): TimeRange[][] {
   const contents = sections.map((section) => normalise(section.content));
   const evidence = sections.map(() => [] as TimeRange[]);
   for (const segment of [...segments].sort((a, b) => a.start - b.start)) {

@@ -1,11 +1,13 @@
-// The sections of a note in its style: `verbatim` through the sectioner, `clinical` through the
-// drafter. A clinical draft that cannot be used (server unreachable after retries, unusable answer,
-// no drafter configured any more) leaves the note verbatim with a flag saying why: the model's
-// failure never fails the note.
+// The sections of a note in its style and template: `verbatim` through the sectioner (each sentence
+// placed by its base label in the template section that gathers it), `clinical` through the drafter
+// (asked for the template's sections with their instructions). A clinical draft that cannot be used
+// (server unreachable after retries, unusable answer, no drafter configured any more) leaves the
+// note verbatim with a flag saying why: the model's failure never fails the note.
 
-import type { Drafter, NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
+import type { Drafter, NoteStyle, ReviewFlag, TemplateSection } from '../../providers/drafting/port.ts';
 import type { Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
 import type { WrittenContent } from '../store/notes.repo.ts';
+import { placeInTemplate } from './place-in-template.ts';
 import { verbatimEvidence } from './verbatim-evidence.ts';
 
 export interface WrittenNote extends WrittenContent {
@@ -16,6 +18,7 @@ export interface WrittenNote extends WrittenContent {
 export async function writeSections(
   style: NoteStyle,
   transcript: SectioningInput,
+  template: readonly TemplateSection[],
   providers: { sectioner: Sectioner; drafter: Drafter | null },
   signal: AbortSignal,
 ): Promise<WrittenNote> {
@@ -23,7 +26,7 @@ export async function writeSections(
   let fallback: WrittenNote['fallback'] = null;
   if (style === 'clinical') {
     if (providers.drafter) {
-      const outcome = await providers.drafter.draft(transcript, signal);
+      const outcome = await providers.drafter.draft({ ...transcript, sections: template }, signal);
       if (outcome.ok) return { style: 'clinical', sections: outcome.sections, reviewFlags: outcome.flags, fallback: null };
       reviewFlags = outcome.flags;
       fallback = { code: outcome.code, message: outcome.message };
@@ -32,7 +35,7 @@ export async function writeSections(
       fallback = { code: 'DRAFTING_NOT_CONFIGURED', message: 'no drafting provider is configured (DRAFTING_PROVIDER=none)' };
     }
   }
-  const sections = await providers.sectioner.section(transcript, signal);
+  const sections = placeInTemplate(transcript.text, await providers.sectioner.section(transcript, signal), template);
   const evidence = verbatimEvidence(sections, transcript.segments);
   return { style: 'verbatim', sections: sections.map((section, i) => ({ ...section, evidence: evidence[i]! })), reviewFlags, fallback };
 }

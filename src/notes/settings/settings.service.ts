@@ -2,6 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
+import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
@@ -9,9 +10,6 @@ import type { Settings, SettingsPatch } from './settings.schemas.ts';
 export interface SettingsDeps {
   db: Db;
 }
-
-/** The templates a clinic can choose as its default. */
-const KNOWN_TEMPLATES = new Set(['padrao']);
 
 /** The API's settings: every setting, at the clinic's value or its default. */
 export function toSettingsBody(row: SettingsRow | undefined): Settings {
@@ -29,7 +27,8 @@ async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Set
 async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: SettingsPatch): Promise<Settings> {
   const values: SettingsValues = {};
   if (patch.default_template !== undefined) {
-    if (!KNOWN_TEMPLATES.has(patch.default_template)) {
+    // A built-in or one of the clinic's own templates, never another clinic's.
+    if (!(await findTemplateBySlug(caller.clinicId, patch.default_template, deps.db))) {
       throw new AppError('TEMPLATE_NOT_FOUND', `No template "${patch.default_template}" in this clinic`, {
         field: 'default_template',
       });

@@ -3,6 +3,9 @@ import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionFields, SignatureFields } from './notes.repo.ts';
 import type { Species, Vital } from './vitals.schemas.ts';
 
+/** Notes made before templates existed were written in the six base sections: the built-in `padrao`. */
+const BEFORE_TEMPLATES = { slug: 'padrao', name: 'Padrão' };
+
 /**
  * The API's Note: snake_case, timestamps without fractions, transcription_url only when completed.
  * With `sections` (the single-note views) it also shows the signature, null while unsigned.
@@ -21,6 +24,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     note_style: note.noteStyle,
     record_status: note.recordStatus,
     species: note.species as Species | null,
+    template: note.template ? { slug: note.template.slug, name: note.template.name } : BEFORE_TEMPLATES,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
 import { REVIEW_REASONS } from '../../providers/drafting/port.ts';
-import { SECTION_LABELS } from '../../providers/sectioning/port.ts';
 import { SpeciesSchema, VitalSchema } from './vitals.schemas.ts';
 
 export const TranscriptionStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
@@ -22,9 +21,9 @@ export const TimeRangeSchema = z
 export const ReviewFlagSchema = z
   .object({
     section: z
-      .enum(SECTION_LABELS)
+      .string()
       .nullable()
-      .meta({ description: 'Label of the section the sentence was drafted for; null for the drafting_* reasons' }),
+      .meta({ description: "Label of the section (of the note's template) the sentence was drafted for; null for the drafting_* reasons" }),
     sentence: z.string().nullable().meta({ description: 'The drafted sentence, word for word; null for the drafting_* reasons' }),
     reason: z.enum(REVIEW_REASONS).meta({
       description:
@@ -106,6 +105,11 @@ export const NoteSchema = z
     record_status: RecordStatusSchema,
     species: SpeciesSchema.nullable().meta({
       description: "From the upload's metadata `species`, else detected in the transcript when the note completes; null when neither says",
+    }),
+    template: z.object({ slug: z.string().meta({ example: 'soap' }), name: z.string().meta({ example: 'SOAP' }) }).meta({
+      description:
+        'The template the note is written in, as it was when the note was made (later changes or a deletion never ' +
+        "alter it); its sections carry the template's labels and titles, in the template's order",
     }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z

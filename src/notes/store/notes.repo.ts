@@ -2,12 +2,14 @@ import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
 import { clinics, noteRetries, noteSections, notes, type StoredTranscript, type StoredVital } from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
-import type { Section } from '../../providers/sectioning/port.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 
-/** A section processing wrote, with the time ranges of the transcript it rests on. */
-export interface WrittenSection extends Section {
+/** A section processing wrote (a section of the note's template), with the time ranges of the transcript it rests on. */
+export interface WrittenSection {
+  label: string;
+  title: string;
+  content: string;
   evidence: TimeRange[];
 }
 
@@ -32,7 +34,20 @@ export type SectionFields = Omit<SectionRow, 'position' | 'createdAt' | 'updated
  * Every column of a note but the transcript: what the API shows of a note (the transcript has its
  * own route and can weigh tens of kilobytes, so reads that do not show it do not fetch it).
  */
-const { transcript: _transcript, ...noteColumnsWithoutTranscript } = getTableColumns(notes);
+const { transcript: _transcript, template: _template, ...noteColumns } = getTableColumns(notes);
+
+/** What the API shows of a note's template: its slug and name (its sections stay in the row for processing). */
+export interface NoteTemplateName {
+  slug: string;
+  name: string;
+}
+
+// Plain SQL names, as in prepareNoteWithSections: both reads select from `notes` alone.
+const noteColumnsWithoutTranscript = {
+  ...noteColumns,
+  template: sql<NoteTemplateName | null>`case when notes.template is null then null
+    else jsonb_build_object('slug', notes.template->>'slug', 'name', notes.template->>'name') end`.as('template'),
+};
 
 export { noteColumnsWithoutTranscript };
 
@@ -45,7 +60,7 @@ export interface SignatureFields {
   flagsAcknowledged: boolean;
   contentSha256: string;
 }
-export type NoteSummaryRow = Omit<NoteRow, 'transcript'>;
+export type NoteSummaryRow = Omit<NoteRow, 'transcript' | 'template'> & { template: NoteTemplateName | null };
 
 export async function insertNote(note: NewNote, db: Db): Promise<NoteRow> {
   const [row] = await db.insert(notes).values(note).returning();

@@ -14,6 +14,7 @@ import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { insertNote } from '../store/notes.repo.ts';
+import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
@@ -76,6 +77,7 @@ async function createNote(
       request,
       async (tx) => {
         const { key, format, duration } = stored!;
+        const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx);
         await chargeClinicQuota(caller.clinicId, duration, tx);
         const note = await insertNote(
           {
@@ -87,6 +89,7 @@ async function createNote(
             metadata: metadata.metadata,
             noteStyle,
             species: metadata.species ?? null,
+            template,
             audioName: audio.fileName,
             audioKey: key,
             audioFormat: format,

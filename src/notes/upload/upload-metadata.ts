@@ -23,17 +23,29 @@ export const UploadMetadataSchema = z
         "The patient's species (`canine`, `feline`, `equine`, `bovine`, `caprine`, `ovine`, `lagomorph`, `avian`, `other`); " +
         'absent = detected in the transcript. Chooses the reference ranges the vitals are flagged against; any other value → 422.',
     }),
+    template: z
+      .string()
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({
+        description:
+          "Slug of the template the note is written in (`GET /templates`: a built-in or one of the clinic's own); absent = " +
+          "the clinic's `default_template` (settings). Unknown → 422 `TEMPLATE_NOT_FOUND`. The note keeps the template as " +
+          'it is now: a retry uses it, later changes to the template never alter the note.',
+      }),
   })
   .meta({
     id: 'NoteUploadMetadata',
     description:
       'JSON text of the `metadata` part. `patient_name` is accepted for `name`; any other top-level string ' +
-      '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written; `species` the reference ranges of its vitals.',
+      '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written, ' +
+      '`template` in which sections, `species` the reference ranges of its vitals.',
   });
 
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
 
-const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style', 'species']);
+const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style', 'species', 'template']);
 
 /** Parses the `metadata` part: bad JSON → 400; a valid JSON that breaks the rules → 422 with the field. */
 export function parseUploadMetadata(text: string | undefined): UploadMetadata {
@@ -69,6 +81,7 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
     external_id: input.external_id,
     note_style: input.note_style,
     species: input.species,
+    template: input.template,
     metadata: [...(Array.isArray(input.metadata) ? input.metadata : input.metadata === undefined ? [] : [input.metadata]), ...extras],
   };
   const parsed = UploadMetadataSchema.safeParse(candidate);

@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
 import { numberedLines, renderLines } from './lines.ts';
-import type { Drafter, DraftingInput, DraftOutcome } from './port.ts';
-import { DRAFT_JSON_SCHEMA, SYSTEM_PROMPT } from './prompt.ts';
+import { BASE_SECTIONS, type Drafter, type DraftingInput, type DraftOutcome, type TemplateSection } from './port.ts';
+import { draftJsonSchema, systemPrompt } from './prompt.ts';
 import { invalidDraft, reviewDraft, unavailableDraft } from './review.ts';
 
 export interface OpenAiDrafterOptions {
@@ -70,16 +70,22 @@ export function createOpenAiDrafter(options: OpenAiDrafterOptions): Drafter {
   const attempts = options.attempts ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 1000;
 
-  function request(transcript: string, format: Format, signal: AbortSignal) {
-    const jsonSchema = format === 'json_schema' ? DRAFT_JSON_SCHEMA : null;
-    return postChatCompletion({ ...options, system: SYSTEM_PROMPT, user: transcript, jsonSchema }, signal, { codes, serverName });
+  function request(transcript: string, sections: readonly TemplateSection[], format: Format, signal: AbortSignal) {
+    const jsonSchema = format === 'json_schema' ? draftJsonSchema(sections) : null;
+    const system = systemPrompt(sections);
+    return postChatCompletion({ ...options, system, user: transcript, jsonSchema }, signal, { codes, serverName });
   }
 
   /** One exchange: json_schema, then json_object when the server rejects it or the model refuses under it. */
-  async function ask(transcript: string, signal: AbortSignal, onStatus: (status: number) => void): Promise<Answer> {
+  async function ask(
+    transcript: string,
+    sections: readonly TemplateSection[],
+    signal: AbortSignal,
+    onStatus: (status: number) => void,
+  ): Promise<Answer> {
     let format: Format = 'json_schema';
     for (;;) {
-      const response = await request(transcript, format, signal);
+      const response = await request(transcript, sections, format, signal);
       onStatus(response.status);
       if (format === 'json_schema' && rejectsJsonSchema(response)) {
         format = 'json_object';
@@ -101,15 +107,16 @@ export function createOpenAiDrafter(options: OpenAiDrafterOptions): Drafter {
       const lines = numberedLines(input);
       if (lines.length === 0) return { ok: true, sections: [], flags: [] };
       const transcript = renderLines(lines);
+      const sections = input.sections ?? BASE_SECTIONS;
       let status: number | null = null;
       for (let attempt = 1; ; attempt++) {
         try {
-          const answer = await ask(transcript, signal, (seen) => {
+          const answer = await ask(transcript, sections, signal, (seen) => {
             status = seen;
           });
           if ('refused' in answer) return invalidDraft('the model refused');
           if ('invalid' in answer) return invalidDraft(answer.invalid);
-          return reviewDraft(answer.content, lines);
+          return reviewDraft(answer.content, lines, sections);
         } catch (error) {
           if (signal.aborted || !(error instanceof ProviderError)) throw error;
           if (!error.retryable || attempt >= attempts) return unavailableDraft(error.code, describe(error, status));

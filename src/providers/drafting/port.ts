@@ -2,7 +2,7 @@
 // concise pt-BR clinical prose under the note's sections and proves each sentence: it cites the
 // transcript lines behind it, and what it cannot prove is flagged for the veterinarian.
 
-import type { SectionLabel } from '../sectioning/port.ts';
+import { SECTION_LABELS, SECTION_TITLES, type SectionLabel } from '../sectioning/port.ts';
 
 export const NOTE_STYLES = ['verbatim', 'clinical'] as const;
 export type NoteStyle = (typeof NOTE_STYLES)[number];
@@ -31,14 +31,16 @@ export type ReviewReason = (typeof REVIEW_REASONS)[number];
  * out-of-range line number of an `invalid_citation`.
  */
 export interface ReviewFlag {
-  section: SectionLabel | null;
+  /** The label of the template section the sentence was drafted for. */
+  section: string | null;
   sentence: string | null;
   reason: ReviewReason;
   token: string | null;
 }
 
 export interface DraftedSection {
-  label: SectionLabel;
+  /** A label of the note's template. */
+  label: string;
   title: string;
   /** The kept sentences joined by a space. */
   content: string;
@@ -46,10 +48,32 @@ export interface DraftedSection {
   evidence: TimeRange[];
 }
 
+/**
+ * A section the note is written under (a section of its template): its label and pt-BR title, the
+ * base labels of the labelling conventions it gathers (none: the drafter writes it from its
+ * instructions alone) and what the clinic wants written there.
+ */
+export interface TemplateSection {
+  label: string;
+  title: string;
+  includes: SectionLabel[];
+  instructions: string | null;
+}
+
+/** The six base sections, each gathering its own label: the note as it is written without a template. */
+export const BASE_SECTIONS: readonly TemplateSection[] = SECTION_LABELS.map((label) => ({
+  label,
+  title: SECTION_TITLES[label],
+  includes: [label],
+  instructions: null,
+}));
+
 export interface DraftingInput {
   text: string;
   segments: { start: number; end: number; text: string }[];
   language: string | null;
+  /** The sections to draft, in display order; the six base sections when absent. */
+  sections?: readonly TemplateSection[];
 }
 
 export type DraftOutcome =

@@ -4,21 +4,22 @@
 // so nothing unproven reaches the text a clinic copies while the vet still sees what was dropped.
 
 import { z } from 'zod';
-import { SECTION_LABELS, SECTION_TITLES, type SectionLabel } from '../sectioning/port.ts';
 import { ungroundedTokens } from './grounding/check.ts';
 import type { NumberedLine } from './lines.ts';
-import type { DraftedSection, DraftOutcome, ReviewFlag, TimeRange } from './port.ts';
+import { BASE_SECTIONS, type DraftedSection, type DraftOutcome, type ReviewFlag, type TemplateSection, type TimeRange } from './port.ts';
 
 export const INVALID_RESPONSE = 'DRAFTING_INVALID_RESPONSE';
 
-const ModelDraft = z.object({
-  sections: z.array(
-    z.object({
-      label: z.enum(SECTION_LABELS),
-      sentences: z.array(z.object({ text: z.string(), segments: z.array(z.number()) })),
-    }),
-  ),
-});
+/** The answer's shape; its labels must be the asked sections' own. */
+const modelDraft = (labels: [string, ...string[]]) =>
+  z.object({
+    sections: z.array(
+      z.object({
+        label: z.enum(labels),
+        sentences: z.array(z.object({ text: z.string(), segments: z.array(z.number()) })),
+      }),
+    ),
+  });
 type ModelSentence = { text: string; segments: number[] };
 
 const whole = (reason: 'drafting_invalid' | 'drafting_unavailable'): ReviewFlag => ({
@@ -43,20 +44,24 @@ function evidenceOf(ranges: TimeRange[]): TimeRange[] {
   return [...unique.values()].sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
-export function reviewDraft(answer: unknown, lines: NumberedLine[]): DraftOutcome {
-  const parsed = ModelDraft.safeParse(answer);
+export function reviewDraft(answer: unknown, lines: NumberedLine[], asked: readonly TemplateSection[] = BASE_SECTIONS): DraftOutcome {
+  const parsed = modelDraft(asked.map((section) => section.label) as [string, ...string[]]).safeParse(answer);
   if (!parsed.success) return invalidDraft('the answer does not match the schema (unknown label or missing field)');
 
-  // Sections in the canonical order, a label given twice merged.
-  const byLabel = new Map<SectionLabel, ModelSentence[]>();
+  // Sections in the order asked (the template's), a label given twice merged.
+  const byLabel = new Map<string, ModelSentence[]>();
   for (const { label, sentences } of parsed.data.sections) byLabel.set(label, [...(byLabel.get(label) ?? []), ...sentences]);
-  const drafted = SECTION_LABELS.filter((label) => byLabel.has(label)).map((label) => ({
-    label,
-    sentences: byLabel
-      .get(label)!
-      .map((sentence) => ({ ...sentence, text: sentence.text.replace(/\s+/g, ' ').trim() }))
-      .filter((sentence) => sentence.text !== ''),
-  }));
+  const titles = new Map(asked.map((section) => [section.label, section.title]));
+  const drafted = asked
+    .map((section) => section.label)
+    .filter((label) => byLabel.has(label))
+    .map((label) => ({
+      label,
+      sentences: byLabel
+        .get(label)!
+        .map((sentence) => ({ ...sentence, text: sentence.text.replace(/\s+/g, ' ').trim() }))
+        .filter((sentence) => sentence.text !== ''),
+    }));
 
   // A line number that does not exist means the model lost track of the numbering: none of its
   // citations can be trusted, so the whole draft goes (each offending sentence is named).
@@ -90,7 +95,7 @@ export function reviewDraft(answer: unknown, lines: NumberedLine[]): DraftOutcom
       kept.push(text);
       for (const line of cited) if (line.time) ranges.push(line.time);
     }
-    if (kept.length > 0) sections.push({ label, title: SECTION_TITLES[label], content: kept.join(' '), evidence: evidenceOf(ranges) });
+    if (kept.length > 0) sections.push({ label, title: titles.get(label)!, content: kept.join(' '), evidence: evidenceOf(ranges) });
   }
 
   if (sections.length === 0 && lines.length > 0) {

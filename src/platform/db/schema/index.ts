@@ -23,6 +23,7 @@ export * from './note-retries.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';
 export * from './note-signatures.ts';
+export * from './note-templates.ts';
 export * from './note-transcript-chunks.ts';
 export * from './notes.ts';
 export * from './notes-api-key-usage.ts';

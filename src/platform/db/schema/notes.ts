@@ -41,6 +41,12 @@ export const notes = pgTable(
     recordStatus: text('record_status', { enum: ['draft', 'signed', 'amended'] })
       .notNull()
       .default('draft'),
+    /**
+     * The template the note is written in, as it was at upload (slug, name, sections): retries use
+     * it, and later changes to the template never reach the note. Null on notes made before templates
+     * existed, which were written in `padrao`.
+     */
+    template: jsonb('template').$type<StoredTemplate | null>(),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** From the upload's metadata, else detected in the transcript at completion (notes/vitals/species.ts). */
@@ -86,4 +92,12 @@ export interface StoredVital {
   text: string;
   evidence: { start: number; end: number } | null;
   flag: string | null;
+}
+
+/** A template as a note keeps it (notes/templates): what it was when the note was made. */
+export interface StoredTemplate {
+  id: string;
+  slug: string;
+  name: string;
+  sections: { label: string; title: string; includes: string[]; instructions: string | null }[];
 }
