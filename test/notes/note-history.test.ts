@@ -115,7 +115,7 @@ const recipes: Record<string, Recipe> = {
 
 // Writes that change no note: keys and webhook endpoints have their own trails; clinic settings
 // (and templates) are read when a note is made and never change one already made.
-const notNoteWrites = [`${PREFIX}/api-keys`, `${PREFIX}/webhooks`, `${PREFIX}/settings`];
+const notNoteWrites = [`${PREFIX}/api-keys`, `${PREFIX}/webhooks`, `${PREFIX}/settings`, `${PREFIX}/templates`];
 await app.ready();
 const writeRoutes = notesRoutes(app)
   .filter((route) => route.method !== 'GET' && !notNoteWrites.some((prefix) => route.url.startsWith(prefix)))

@@ -174,7 +174,7 @@ describe("a clinic's own templates", () => {
 
   it('can be the default: a built-in or one of its own', async () => {
     expect((await settings(clinic.admin, { default_template: 'dermatologia' })).statusCode).toBe(200);
-    expect((await settings(clinic.admin, { default_template: 'soap' })).json().data).toEqual({ default_template: 'soap' });
+    expect((await settings(clinic.admin, { default_template: 'soap' })).json().data).toMatchObject({ default_template: 'soap' });
     expect((await settings(clinic.viewer)).json().data.default_template).toBe('soap');
     await settings(clinic.admin, { default_template: 'padrao' });
   });
