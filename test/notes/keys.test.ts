@@ -52,7 +52,11 @@ describe('POST /api-keys', () => {
     }
     const viewer = (await createKey(clinic.admin, { name: 'x', role: 'viewer' })).json().data.key;
     expect((await app.inject({ method: 'GET', url: '/notes/v1/notes', headers: as(viewer) })).statusCode).toBe(200);
-    const write = await app.inject({ method: 'PATCH', url: `/notes/v1/note_sections?section_id=${crypto.randomUUID()}`, headers: as(viewer) });
+    const write = await app.inject({
+      method: 'PATCH',
+      url: `/notes/v1/note_sections?section_id=${crypto.randomUUID()}`,
+      headers: as(viewer),
+    });
     expect(write.statusCode).toBe(403);
   });
 

@@ -14,7 +14,7 @@ export const CreateApiKeyBody = z
       .optional()
       .meta({
         description:
-          '`notes:read`, `notes:write`, `keys:manage`. Optional when `role` is given: the key then gets the role\'s ' +
+          "`notes:read`, `notes:write`, `keys:manage`. Optional when `role` is given: the key then gets the role's " +
           'permissions (viewer: `notes:read`; editor: `notes:read`, `notes:write`; administrator: all three).',
       }),
     expires_at: z.iso
