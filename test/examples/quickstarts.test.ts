@@ -98,12 +98,14 @@ describe('examples/notes-quickstart.mjs', () => {
     expect(linesOf(stdout, 'edit')).toEqual([
       expect.stringMatching(/^section ".+" now ends "….*Revisado pela veterinária\." \(updated .+\)$/),
     ]);
-    const note = await (await fetch(`${server.baseUrl}/notes/v1/notes/${noteId}`, { headers: { 'x-api-key': notesKey } })).json();
+    const note = (await (await fetch(`${server.baseUrl}/notes/v1/notes/${noteId}`, { headers: { 'x-api-key': notesKey } })).json()) as any;
     expect(note.data.note_sections[0].content).toMatch(/Revisado pela veterinária\.$/);
 
     // Signing runs exactly when the served OpenAPI document has the operation.
-    const document = await (await fetch(`${server.baseUrl}/notes/v1/openapi.json`)).json();
-    const canSign = Object.keys(document.paths).some((p) => /^\/notes\/\{[^}]+\}\/sign$/.test(p) && document.paths[p].post);
+    const document = (await (await fetch(`${server.baseUrl}/notes/v1/openapi.json`)).json()) as {
+      paths: Record<string, { post?: unknown }>;
+    };
+    const canSign = Object.keys(document.paths).some((p) => /^\/notes\/\{[^}]+\}\/sign$/.test(p) && document.paths[p]!.post);
     expect(linesOf(stdout, 'sign')).toEqual([
       canSign
         ? expect.stringMatching(/^signed by Dra\. Ana Souza \(CRMV-SP 12345\) at .+, sha256 [0-9a-f]{64}$/)
