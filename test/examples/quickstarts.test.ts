@@ -32,7 +32,8 @@ beforeAll(async () => {
   );
   expect(workspace.code, workspace.stderr).toBe(0);
   server = await startServer(env);
-});
+  // Three processes that each open (and on first use migrate) the database: generous on a busy machine.
+}, 240_000);
 
 afterAll(async () => {
   await server?.stop();
