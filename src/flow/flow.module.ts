@@ -60,7 +60,7 @@ export function createFlowModule(
   provider: MessagingProvider = createMessagingProvider(config),
 ): FlowModule {
   const db = database.db;
-  const surveyMessage = jobs.register(surveyMessageJob({ db, provider }));
+  const surveyMessage = jobs.register(surveyMessageJob({ db, provider, retryDelaySeconds: config.MESSAGING_RETRY_DELAY_SECONDS }));
   jobs.register(auditRetentionJob({ db, retentionDays: config.AUDIT_RETENTION_DAYS }));
   return {
     services: {

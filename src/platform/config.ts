@@ -178,6 +178,8 @@ const variables = z.object({
   AUDIT_RETENTION_DAYS: int(90, 1, 3650),
   MESSAGING_PROVIDER: z.enum(['record', 'webhook']).default('record'),
   MESSAGING_WEBHOOK_URL: optionalUrl,
+  // The first wait before a failed survey message is sent again (doubling each time, 5 retries).
+  MESSAGING_RETRY_DELAY_SECONDS: int(10, 1, 3600),
   // Standard Webhooks signing secret of the messaging webhook (`whsec_` + base64 of ≥ 24 random
   // bytes): the receiver verifies with it that a message came from this server.
   MESSAGING_WEBHOOK_SECRET: optionalText.pipe(

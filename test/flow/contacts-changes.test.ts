@@ -60,7 +60,7 @@ async function workspaceWithKey() {
         query: { ...(cursor ? { cursor } : {}), limit: String(limit) },
       });
       if (response.statusCode !== 200) throw new Error(`changes ${response.statusCode} ${response.body}`);
-      return response.json() as { data: Change[]; next_cursor: string };
+      return response.json() as { data: Change[]; next_cursor: string; has_more: boolean };
     },
   };
 }
@@ -172,25 +172,35 @@ describe('the change feed', () => {
     ]);
   });
 
-  it('pages without gaps or repeats, and an empty page still answers a cursor to resume from', async () => {
+  it('pages without gaps or repeats, says on each page whether more is ready, and an empty page still answers a cursor', async () => {
     const ws = await workspaceWithKey();
     const empty = await ws.page();
-    expect(empty).toEqual({ data: [], next_cursor: expect.any(String) });
+    expect(empty).toEqual({ data: [], next_cursor: expect.any(String), has_more: false });
     const results = await ws.batch(Array.from({ length: 5 }, (_, i) => ({ external_id: `p-${i}`, name: `P${i}`, phone: mobile() })));
     await settled();
-    const pages = [];
-    let cursor = empty.next_cursor;
-    for (;;) {
-      const page = await ws.page(cursor, 2);
-      pages.push(page.data.map((c) => c.contact!.external_id));
-      cursor = page.next_cursor;
-      if (page.data.length === 0) break;
-    }
-    expect(pages).toEqual([['p-0', 'p-1'], ['p-2', 'p-3'], ['p-4'], []]);
+    /** Follows the feed from `cursor` to its end as the description says: until has_more is false. */
+    const follow = async (cursor: string, limit: number) => {
+      const pages: [string[], boolean][] = [];
+      for (;;) {
+        const page = await ws.page(cursor, limit);
+        pages.push([page.data.map((c) => c.contact!.external_id!), page.has_more]);
+        cursor = page.next_cursor;
+        if (!page.has_more) return { pages, cursor };
+      }
+    };
+    const byTwo = await follow(empty.next_cursor, 2);
+    expect(byTwo.pages).toEqual([
+      [['p-0', 'p-1'], true],
+      [['p-2', 'p-3'], true],
+      [['p-4'], false],
+    ]);
+    // A full page that happens to be the last says so: no empty page needed to learn the end.
+    expect((await follow(empty.next_cursor, 5)).pages).toEqual([[['p-0', 'p-1', 'p-2', 'p-3', 'p-4'], false]]);
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     // Nothing new: the same cursor again, or one further on, never one behind.
-    const again = await ws.page(cursor);
-    expect(again.data).toEqual([]);
+    const again = await ws.page(byTwo.cursor);
+    expect(again).toMatchObject({ data: [], has_more: false });
+    expect(positionOf(again.next_cursor)).toBeGreaterThanOrEqual(positionOf(byTwo.cursor));
     await ws.put({ external_id: 'p-0', name: 'P0 again' });
     expect((await drain(ws, again.next_cursor)).seen.map((c) => c.contact!.name)).toEqual(['P0 again']);
   });

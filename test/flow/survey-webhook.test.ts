@@ -32,7 +32,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/messages`;
 
 const t = await createTestApp({
-  env: { ...CRM_TEST_ENV, MESSAGING_PROVIDER: 'webhook', MESSAGING_WEBHOOK_URL: url, MESSAGING_WEBHOOK_SECRET: secret },
+  // A one-second first retry: the retry is real, without waiting the production 10 s for it.
+  env: {
+    ...CRM_TEST_ENV,
+    MESSAGING_PROVIDER: 'webhook',
+    MESSAGING_WEBHOOK_URL: url,
+    MESSAGING_WEBHOOK_SECRET: secret,
+    MESSAGING_RETRY_DELAY_SECONDS: '1',
+  },
   startWorkers: true,
 });
 const { app } = t;

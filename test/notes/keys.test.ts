@@ -39,6 +39,34 @@ describe('POST /api-keys', () => {
     expect(admin.json().data).toMatchObject({ role: 'administrator', permissions: ['notes:read'] });
   });
 
+  it("takes a role alone and gives the key that role's permissions", async () => {
+    const expected = {
+      viewer: ['notes:read'],
+      editor: ['notes:read', 'notes:write'],
+      administrator: ['notes:read', 'notes:write', 'keys:manage'],
+    };
+    for (const [role, permissions] of Object.entries(expected)) {
+      const response = await createKey(clinic.admin, { name: `only ${role}`, role });
+      expect(response.statusCode, response.body).toBe(201);
+      expect(response.json().data).toMatchObject({ role, permissions });
+    }
+    const viewer = (await createKey(clinic.admin, { name: 'x', role: 'viewer' })).json().data.key;
+    expect((await app.inject({ method: 'GET', url: '/notes/v1/notes', headers: as(viewer) })).statusCode).toBe(200);
+    const write = await app.inject({
+      method: 'PATCH',
+      url: `/notes/v1/note_sections?section_id=${crypto.randomUUID()}`,
+      headers: as(viewer),
+    });
+    expect(write.statusCode).toBe(403);
+  });
+
+  it('refuses a role alone whose permissions its creator lacks', async () => {
+    const limited = (await createKey(clinic.admin, { name: 'reader admin', permissions: ['keys:manage', 'notes:read'] })).json().data.key;
+    const response = await createKey(limited, { name: 'x', role: 'editor' });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().code).toBe('INSUFFICIENT_PERMISSIONS');
+  });
+
   it('refuses permissions the role cannot hold', async () => {
     const response = await createKey(clinic.admin, { name: 'x', permissions: ['keys:manage'], role: 'viewer' });
     expect(response.statusCode).toBe(422);
@@ -97,6 +125,7 @@ describe('POST /api-keys', () => {
     [{ permissions: ['notes:read'] }, 'name'],
     [{ name: '', permissions: ['notes:read'] }, 'name'],
     [{ name: 'x'.repeat(101), permissions: ['notes:read'] }, 'name'],
+    [{ name: 'x' }, 'permissions'],
     [{ name: 'x', permissions: [] }, 'permissions'],
     [{ name: 'x', permissions: ['notes:delete'] }, 'permissions.0'],
     [{ name: 'x', permissions: ['notes:read', 'notes:read'] }, 'permissions'],

@@ -24,22 +24,25 @@ function decodeCursor(cursor: string): FeedPlace {
 
 /**
  * GET /external/.../contacts/changes: the workspace's contact changes after the cursor (none: from
- * the first), oldest first, and the cursor to resume from. A short page has read everything below
- * the horizon, so its cursor moves up to the horizon (an empty page too): a follower never rescans
- * what it has seen, and never skips a change that commits later (its position is at or above the
- * horizon).
+ * the first), oldest first, the cursor to resume from, and whether more changes are ready now.
+ * One row beyond the page is read to tell: without it a full page could not say whether it was the
+ * last. A page with nothing more has read everything below the horizon, so its cursor moves up to
+ * the horizon (an empty page too): a follower never rescans what it has seen, and never skips a
+ * change that commits later (its position is at or above the horizon).
  */
 async function listContactChanges(
   db: Db,
   caller: ApiKeyCaller,
   query: { cursor?: string; limit: number },
-): Promise<{ changes: ContactChangeRow[]; nextCursor: string }> {
+): Promise<{ changes: ContactChangeRow[]; nextCursor: string; hasMore: boolean }> {
   const after = query.cursor === undefined ? { position: 0, id: 0 } : decodeCursor(query.cursor);
-  const { rows, horizon } = await readContactChanges(caller.workspaceId, after, query.limit, db);
-  const last = rows.at(-1);
+  const { rows, horizon } = await readContactChanges(caller.workspaceId, after, query.limit + 1, db);
+  const hasMore = rows.length > query.limit;
+  const changes = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = changes.at(-1);
   let next = last ? { position: last.position, id: last.id } : after;
-  if (rows.length < query.limit && horizon > next.position) next = { position: horizon, id: 0 };
-  return { changes: rows, nextCursor: encodeCursor(next) };
+  if (!hasMore && horizon > next.position) next = { position: horizon, id: 0 };
+  return { changes, nextCursor: encodeCursor(next), hasMore };
 }
 
 /** The change feed an ERP follows, bound to the database once. */

@@ -146,5 +146,11 @@ export const ContactChangesPage = z
         .meta({ id: 'ContactChange' }),
     ),
     next_cursor: z.string().describe('Pass it as `cursor` to read on; returned with every page, an empty one included.'),
+    has_more: z
+      .boolean()
+      .describe(
+        'true: more changes are ready now, read the next page at once. false: this page reached the end of what has ' +
+          'committed so far (the feed is followed to its end); keep `next_cursor` and poll again later.',
+      ),
   })
   .meta({ id: 'ContactChangesPage' });

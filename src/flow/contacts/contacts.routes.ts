@@ -112,9 +112,11 @@ export async function externalContactRoutes(
         description:
           'Every contact created, updated (by an API key: `erp`; by a CRM user: `crm_user`) or deleted after `cursor`, ' +
           'oldest first, one entry per version: the contact as it was then (null once deleted) and the fields that changed. ' +
-          'Without a cursor, from the first change. Every page, an empty one included, returns `next_cursor` to resume from. ' +
-          'A change becomes visible once every transaction older than it has finished, so a change that commits late is ' +
-          'never skipped. A malformed cursor → 400.',
+          'Without a cursor, from the first change. Every page, an empty one included, returns `next_cursor` to resume from ' +
+          'and `has_more`. To follow the feed: read pages, passing each `next_cursor` as the next `cursor`, until ' +
+          '`has_more` is false; that page is the end of what has committed so far. Keep its `next_cursor` and poll again ' +
+          'later from it (new changes come after it). A change becomes visible once every transaction older than it has ' +
+          'finished, so a change that commits late is never skipped. A malformed cursor → 400.',
         tags,
         params: WorkspaceParams,
         querystring: ContactChangesQuery,
@@ -134,6 +136,7 @@ export async function externalContactRoutes(
           changed_at: toTimestamp(change.changedAt),
         })),
         next_cursor: page.nextCursor,
+        has_more: page.hasMore,
       };
     },
   );

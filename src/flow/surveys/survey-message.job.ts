@@ -8,12 +8,13 @@ import { findMessageForDelivery, markMessage } from './surveys.repo.ts';
  * Delivers a queued survey message through the configured messaging provider. Sent in the trigger's
  * transaction, so it exists only for a committed survey; a message already sent is skipped (a
  * retried job never sends twice after success). After the last retry the message is marked failed.
+ * Retries wait `retryDelaySeconds`, doubling each time up to 10 minutes.
  */
-export function surveyMessageJob(deps: { db: Db; provider: MessagingProvider }) {
+export function surveyMessageJob(deps: { db: Db; provider: MessagingProvider; retryDelaySeconds: number }) {
   return defineJob({
     name: 'flow.survey-message',
     payload: z.object({ messageId: z.uuid() }),
-    queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, retryDelayMax: 600 },
+    queue: { retryLimit: 5, retryDelay: deps.retryDelaySeconds, retryBackoff: true, retryDelayMax: 600 },
     async handle({ messageId }, { logger, retryCount, retryLimit, signal }) {
       const found = await findMessageForDelivery(messageId, deps.db);
       if (!found || found.message.status === 'sent') return;

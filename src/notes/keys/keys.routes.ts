@@ -23,7 +23,8 @@ export async function notesKeyRoutes(app: AppInstance, { keys }: { keys: KeysSer
         operationId: 'createApiKey',
         summary: 'Create an API key for your clinic (administrator)',
         description:
-          'The key is returned once. A key never gets a permission or role its creator lacks, nor an expiry later than ' +
+          'The key is returned once. Give `permissions`, a `role` (which brings its permissions: `{"name": "Recepção", ' +
+          '"role": "viewer"}` is a `notes:read` key), or both; neither → 422. A key never gets a permission or role its creator lacks, nor an expiry later than ' +
           "its creator's: a later or missing `expires_at` is capped to the creator's and `expires_at_capped` is true.",
         tags,
         body: CreateApiKeyBody,

@@ -10,7 +10,13 @@ export const CreateApiKeyBody = z
     permissions: z
       .array(z.enum(PERMISSIONS))
       .min(1)
-      .refine((list) => new Set(list).size === list.length, 'permissions must not repeat'),
+      .refine((list) => new Set(list).size === list.length, 'permissions must not repeat')
+      .optional()
+      .meta({
+        description:
+          "`notes:read`, `notes:write`, `keys:manage`. Optional when `role` is given: the key then gets the role's " +
+          'permissions (viewer: `notes:read`; editor: `notes:read`, `notes:write`; administrator: all three).',
+      }),
     expires_at: z.iso
       .datetime({ offset: true })
       .optional()
@@ -19,10 +25,22 @@ export const CreateApiKeyBody = z
           "ISO 8601; must be in the future. Never later than the creating key's own expiry: a later or missing value " +
           'is capped to it (`expires_at_capped` in the answer).',
       }),
-    role: z.enum(ROLES).optional().meta({ description: 'Defaults to the least role that covers the permissions' }),
+    role: z
+      .enum(ROLES)
+      .optional()
+      .meta({ description: 'Defaults to the least role that covers the permissions. Alone, it gives the role its permissions.' }),
   })
   .strict()
-  .meta({ id: 'CreateApiKeyRequest' });
+  .refine((body) => body.permissions !== undefined || body.role !== undefined, {
+    message: 'give permissions, a role, or both',
+    path: ['permissions'],
+  })
+  .meta({
+    id: 'CreateApiKeyRequest',
+    description:
+      'At least one of `permissions` and `role`: `{"name": "Recepção", "role": "viewer"}` makes a read-only key, as does ' +
+      '`{"name": "Recepção", "permissions": ["notes:read"]}`.',
+  });
 
 export const ApiKeyRecord = z
   .object({

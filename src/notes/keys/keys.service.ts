@@ -45,15 +45,17 @@ export function toKeyRecord(row: NotesApiKeyRow, now = new Date()): KeyRecord {
  * successor). The expiry is capped rather than refused, and the answer says so.
  */
 async function createKey({ db }: KeysDeps, caller: NotesCaller, input: z.infer<typeof CreateApiKeyBody>) {
-  const role: Role = input.role ?? smallestRoleFor(input.permissions);
-  const beyondRole = input.permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
+  // Either may be left out (the schema demands one): a role alone brings its permissions.
+  const role: Role = input.role ?? smallestRoleFor(input.permissions ?? []);
+  const permissions = input.permissions ?? [...ROLE_PERMISSIONS[role]];
+  const beyondRole = permissions.filter((permission) => !ROLE_PERMISSIONS[role].includes(permission));
   if (beyondRole.length > 0) {
     throw new AppError('VALIDATION_ERROR', `The ${role} role cannot hold ${beyondRole.join(', ')}`, {
       field: 'permissions',
       reason: `not allowed for role ${role}`,
     });
   }
-  const beyondCaller = input.permissions.filter((permission) => !caller.permissions.includes(permission));
+  const beyondCaller = permissions.filter((permission) => !caller.permissions.includes(permission));
   if (beyondCaller.length > 0 || ROLES.indexOf(role) < ROLES.indexOf(caller.role)) {
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'A key cannot be given more than its creator has', {
       required_permission: beyondCaller.join(',') || `role:${role}`,
@@ -71,7 +73,7 @@ async function createKey({ db }: KeysDeps, caller: NotesCaller, input: z.infer<t
       clinicId: caller.clinicId,
       name: input.name,
       role,
-      permissions: input.permissions,
+      permissions,
       keyHash: hash,
       prefix,
       expiresAt,

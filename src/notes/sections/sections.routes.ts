@@ -18,7 +18,10 @@ const SectionEditBody = z
       .meta({ description: 'Numeric string; sections are shown in this order' }),
     label: z.string().trim().min(1).max(50).optional(),
   })
-  .meta({ id: 'NoteSectionUpdate' });
+  .meta({
+    id: 'NoteSectionUpdate',
+    description: 'The whole section: title, content and order are required, even to change one of them.',
+  });
 
 export async function sectionRoutes(app: AppInstance, { sections }: { sections: SectionsService }) {
   app.patch(
@@ -29,7 +32,9 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         operationId: 'updateNoteSection',
         summary: 'Update one section of a note',
         description:
-          'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally and the ' +
+          'Query `section_id` (UUID, required). The body replaces the section: `title`, `content` and `order` are all ' +
+          'required, also to change only one of them (send the others as the note shows them; `order` is a string such ' +
+          'as "1"); `label` is optional. Every update advances `updated_at`; previous versions are kept internally and the ' +
           "change (before/after) in the note's history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). " +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
