@@ -109,23 +109,17 @@ async function main() {
   step('edit', `section "${section.title}" now ends "…${section.content.slice(-30)}" (updated ${section.updated_at})`);
 
   // 7. Sign: a named veterinarian approves the note, which locks it (corrections become amendments).
-  const document = (await call('GET', `${api}/openapi.json`, { as: reader })).payload;
-  const signPath = Object.keys(document.paths ?? {}).find((p) => /^\/notes\/\{[^}]+\}\/sign$/.test(p) && document.paths[p].post);
-  if (!signPath) {
-    step('sign', 'not available on this server');
-  } else {
-    const signed = (
-      await call('POST', `${api}/notes/${created.id}/sign`, {
-        json: { signed_by: { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' }, acknowledge_flags: true },
-      })
-    ).payload.data;
-    const signature = signed.signature;
-    step(
-      'sign',
-      `${signed.record_status} by ${signature.signed_by.name} (${signature.signed_by.license}) at ${signature.signed_at}, ` +
-        `flags acknowledged: ${signature.flags_acknowledged}, sha256 ${signature.content_sha256}`,
-    );
-  }
+  const signed = (
+    await call('POST', `${api}/notes/${created.id}/sign`, {
+      json: { signed_by: { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' }, acknowledge_flags: true },
+    })
+  ).payload.data;
+  const signature = signed.signature;
+  step(
+    'sign',
+    `${signed.record_status} by ${signature.signed_by.name} (${signature.signed_by.license}) at ${signature.signed_at}, ` +
+      `flags acknowledged: ${signature.flags_acknowledged}, sha256 ${signature.content_sha256}`,
+  );
   step('done', `note ${created.id}`);
 }
 
