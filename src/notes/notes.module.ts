@@ -16,6 +16,8 @@ import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createConfiguredProviders } from './processing/configured-providers.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
+import { createLiveCapture, liveNotesTranscriber } from './live/live.module.ts';
+import type { LiveService } from './live/live.service.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
@@ -48,6 +50,7 @@ export interface NotesServices {
   readonly retries: RetryService;
   readonly sections: SectionsService;
   readonly webhooks: WebhooksService;
+  readonly live: LiveService;
 }
 
 export interface NotesProviders {
@@ -99,6 +102,7 @@ export function createNotesModule(
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,
       tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
+      liveNotes: liveNotesTranscriber({ config, db, jobs, storage, transcriber: measured.transcriber }),
     }),
   );
   jobs.register(
@@ -131,6 +135,18 @@ export function createNotesModule(
     retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
     webhooks: webhooksService({ db, webhooks }),
+    live: createLiveCapture({
+      config,
+      db,
+      jobs,
+      storage,
+      transcriber: measured.transcriber,
+      idempotent,
+      events: webhooks.noteEvents,
+      transcribe,
+      defaultNoteStyle: config.NOTE_STYLE,
+      clinicalAvailable: Boolean(providers.drafter),
+    }),
   };
   return { storage, webhooks, authenticator, usage, services };
 }

@@ -15,6 +15,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     external_id: note.externalId,
     metadata: note.metadata,
     note_style: note.noteStyle,
+    ...(note.captureState ? { capture: captureOf(note) } : {}),
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],
@@ -44,4 +45,13 @@ export function toSectionBody(section: SectionFields) {
 function toSectionWithEvidence(section: SectionFields) {
   const { order, created_at, updated_at, ...head } = toSectionBody(section);
   return { ...head, evidence: section.evidence ?? [], order, created_at, updated_at };
+}
+
+/** A live note's capture as the API shows it (`auto_closed` is `closed`, with a review flag once completed). */
+export function captureOf(note: Pick<NoteSummaryRow, 'captureState' | 'captureParts' | 'audioDurationSeconds'>) {
+  return {
+    state: note.captureState === 'open' ? ('open' as const) : ('closed' as const),
+    parts: note.captureParts,
+    seconds: Math.round(note.audioDurationSeconds * 100) / 100,
+  };
 }

@@ -16,6 +16,7 @@ export * from './crm-users.ts';
 export * from './idempotency-keys.ts';
 export * from './leads.ts';
 export * from './note-list-versions.ts';
+export * from './note-parts.ts';
 export * from './note-retries.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';
