@@ -120,7 +120,7 @@ const deliveryId: string = (
 
 describe('Notes API tenant isolation', () => {
   // Path parameters, by the collection they follow.
-  const owned: Record<string, string> = { 'api-keys': keys.viewerId, notes: noteId, webhooks: webhookId, deliveries: deliveryId };
+  const owned: Record<string, string> = { 'api-keys': keys.viewerId, notes: noteId, webhooks: webhookId, deliveries: deliveryId, parts: '1' };
   const ownedUrl = (path: string) =>
     path.replace(/([a-z_-]+)\/:[A-Za-z_]+/g, (_, collection: string) => {
       const id = owned[collection];
@@ -132,6 +132,7 @@ describe('Notes API tenant isolation', () => {
     [`POST ${PREFIX}/transcripts/retry`]: { payload: { note_id: noteId } },
     [`PATCH ${PREFIX}/note_sections`]: { query: `?section_id=${sectionId}`, payload: { title: 't', content: 'c', order: '1' } },
     [`PATCH ${PREFIX}/webhooks/:id`]: { payload: { description: 'taken over' } },
+    [`POST ${PREFIX}/notes/:id/complete`]: { payload: { parts: 1 } },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);

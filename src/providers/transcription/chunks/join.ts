@@ -137,7 +137,8 @@ async function joinMp4(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
       tables.push(table);
     }
     const first = tables[0]!;
-    if (tables.some((table) => table.timescale !== first.timescale || !table.stsd.equals(first.stsd))) {
+    const config = codecConfiguration(first.stsd);
+    if (tables.some((table) => table.timescale !== first.timescale || !codecConfiguration(table.stsd).equals(config))) {
       throw new AudioJoinMismatch('the m4a parts differ in codec configuration');
     }
     const runs = tables.map((table, i) => {
@@ -171,4 +172,33 @@ async function joinMp4(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
       durationSeconds: (table.times[stop]! - table.times[from]!) / table.timescale,
     }));
   });
+}
+
+/**
+ * A sample description without what differs between files of one encoder's stream: the bitrates
+ * of `esds` (its DecoderConfigDescriptor's buffer size, maximum and average) and of `btrt`. What is
+ * left (codec, rate, channels, decoder-specific configuration) must be equal for two files to join.
+ */
+function codecConfiguration(stsd: Buffer): Buffer {
+  const copy = Buffer.from(stsd);
+  const btrt = copy.indexOf('btrt', 0, 'latin1');
+  if (btrt >= 0) copy.fill(0, btrt + 4, Math.min(copy.length, btrt + 16));
+  const esds = copy.indexOf('esds', 0, 'latin1');
+  if (esds < 0) return copy;
+  let pos = esds + 8; // type, version and flags
+  const length = () => {
+    for (let i = 0; i < 4 && copy[pos++]! & 0x80; i++);
+  };
+  if (copy[pos++] !== 0x03) return copy;
+  length();
+  pos += 2;
+  const flags = copy[pos++] ?? 0;
+  if (flags & 0x80) pos += 2;
+  if (flags & 0x40) pos += 1 + (copy[pos] ?? 0);
+  if (flags & 0x20) pos += 2;
+  if (copy[pos++] !== 0x04) return copy;
+  length();
+  // After the object and stream types: bufferSizeDB (3 bytes), maxBitrate and avgBitrate (4 each).
+  copy.fill(0, pos + 2, Math.min(copy.length, pos + 13));
+  return copy;
 }
