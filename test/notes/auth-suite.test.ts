@@ -120,7 +120,13 @@ const deliveryId: string = (
 
 describe('Notes API tenant isolation', () => {
   // Path parameters, by the collection they follow.
-  const owned: Record<string, string> = { 'api-keys': keys.viewerId, notes: noteId, webhooks: webhookId, deliveries: deliveryId, parts: '1' };
+  const owned: Record<string, string> = {
+    'api-keys': keys.viewerId,
+    notes: noteId,
+    webhooks: webhookId,
+    deliveries: deliveryId,
+    parts: '1',
+  };
   const ownedUrl = (path: string) =>
     path.replace(/([a-z_-]+)\/:[A-Za-z_]+/g, (_, collection: string) => {
       const id = owned[collection];

@@ -7,7 +7,10 @@ import type { NoteEvents } from '../webhooks/note-events.ts';
 import { closeCapture, lockNote } from './parts.repo.ts';
 
 export const CAPTURE_IDLE_QUEUE = 'notes.live.idle';
-export const CAPTURE_ABANDONED = { code: 'CAPTURE_ABANDONED', message: 'The live capture received no audio before it was closed for idleness' };
+export const CAPTURE_ABANDONED = {
+  code: 'CAPTURE_ABANDONED',
+  message: 'The live capture received no audio before it was closed for idleness',
+};
 
 /**
  * Never stuck open: sent when a live note is created, due after `idleSeconds`. If a part arrived

@@ -30,7 +30,10 @@ export function joinRecordingJob(deps: { db: Db; storage: AudioStorage; tempRoot
       const parts = await partsOf(noteId, deps.db);
       const format = parts[0]?.format;
       if (!format || parts.some((part) => part.format !== format)) {
-        logger.info({ noteId, formats: [...new Set(parts.map((part) => part.format))] }, 'live recording not joined: parts differ in format');
+        logger.info(
+          { noteId, formats: [...new Set(parts.map((part) => part.format))] },
+          'live recording not joined: parts differ in format',
+        );
         return;
       }
       const dir = path.join(deps.tempRoot, `${noteId}-join-${process.pid}`);
@@ -45,7 +48,11 @@ export function joinRecordingJob(deps: { db: Db; storage: AudioStorage; tempRoot
         }
         const joined = path.join(dir, `recording.${format}`);
         try {
-          await joinAudio(format, files.map((file) => ({ path: file, start: 0, end: Number.POSITIVE_INFINITY })), joined);
+          await joinAudio(
+            format,
+            files.map((file) => ({ path: file, start: 0, end: Number.POSITIVE_INFINITY })),
+            joined,
+          );
         } catch (error) {
           if (!(error instanceof AudioJoinMismatch)) throw error;
           logger.info({ noteId, reason: error.message }, 'live recording not joined');

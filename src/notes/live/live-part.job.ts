@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { defineJob } from '../../platform/jobs.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import { findNote } from '../store/notes.repo.ts';
-import { findPart } from './parts.repo.ts';
 import { type PartTranscriptionDeps, transcribePart } from './part-transcription.ts';
+import { findPart } from './parts.repo.ts';
 
 export const LIVE_PART_QUEUE = 'notes.live.part';
 

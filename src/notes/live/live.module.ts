@@ -12,8 +12,8 @@ import { captureIdleJob } from './capture-idle.job.ts';
 import { joinRecordingJob } from './join-recording.job.ts';
 import { type LiveService, liveService } from './live.service.ts';
 import { livePartJob } from './live-part.job.ts';
-import { clearPartTranscripts } from './parts.repo.ts';
 import { type PartTranscriptionDeps, transcribeLiveNote } from './part-transcription.ts';
+import { clearPartTranscripts } from './parts.repo.ts';
 
 interface LiveDeps {
   config: Config;
@@ -56,7 +56,11 @@ export function createLiveCapture(
   const { config, db, jobs } = deps;
   const parts = partTranscription(deps);
   const partJob = jobs.register(
-    livePartJob({ ...parts, heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS, concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY }),
+    livePartJob({
+      ...parts,
+      heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+      concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+    }),
   );
   const joinJob = jobs.register(joinRecordingJob({ db, storage: deps.storage, tempRoot: parts.tempRoot }));
   const idleJob = jobs.register(

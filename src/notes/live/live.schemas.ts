@@ -32,7 +32,12 @@ export const CreatedLiveNoteEnvelope = z
 
 export const PartParams = z.object({
   id: z.uuid(),
-  n: z.coerce.number().int().min(1).max(MAX_PARTS).meta({ description: `Part number, 1-${MAX_PARTS}, in recording order` }),
+  n: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PARTS)
+    .meta({ description: `Part number, 1-${MAX_PARTS}, in recording order` }),
 });
 
 /** The raw bytes of a part, as the content-type parser received them (receive-part.ts). */

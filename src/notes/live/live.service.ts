@@ -9,6 +9,7 @@ import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
 import { notesCreated } from '../../platform/metrics/notes.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
+import { joinedSeconds } from '../../providers/transcription/chunks/join.ts';
 import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
@@ -59,7 +60,13 @@ async function create(deps: LiveServiceDeps, caller: NotesCaller, input: { body:
     });
   }
   const fingerprint = createHash('sha256').update(JSON.stringify(input.body)).digest('hex');
-  const request = { owner: caller.clinicId, scope: 'POST /notes/live', key: input.idempotencyKey, fingerprint, reusedFor: 'a different live note' };
+  const request = {
+    owner: caller.clinicId,
+    scope: 'POST /notes/live',
+    key: input.idempotencyKey,
+    fingerprint,
+    reusedFor: 'a different live note',
+  };
   const outcome = await deps.idempotent(request, async (tx) => {
     const note = await insertNote(
       {
@@ -133,10 +140,12 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
     const sniffed = sniffAudioFormat(audio.head);
     if (!sniffed.format) throw invalidFormat(sniffed.received);
     const format: AudioFormat = sniffed.format;
-    const seconds = await probeDurationSeconds(audio.path);
-    if (seconds === null) throw invalidFormat(`${format} (unreadable or truncated)`);
+    const probed = await probeDurationSeconds(audio.path);
+    if (probed === null) throw invalidFormat(`${format} (unreadable or truncated)`);
     const most = mostSecondsIn(format, audio.bytes);
-    if (most !== null && seconds > most) throw invalidFormat(`${format} (its header says more seconds than its bytes hold)`);
+    if (most !== null && probed > most) throw invalidFormat(`${format} (its header says more seconds than its bytes hold)`);
+    // As the part plays when joined to its neighbours (every packet): where the next part starts.
+    const seconds = (await joinedSeconds(format, audio.path).catch(() => null)) ?? probed;
     if (seconds < PART_MIN_SECONDS || seconds > PART_MAX_SECONDS) {
       throw new AppError('AUDIO_DURATION_INVALID', `A part must last between ${PART_MIN_SECONDS} and ${PART_MAX_SECONDS} seconds`, {
         duration: Math.round(seconds * 100) / 100,

@@ -21,8 +21,8 @@ import { joinTexts, segmentsText, stitch } from '../../providers/transcription/c
 import {
   AUDIO_CONTENT_TYPES,
   type Transcript,
-  type TranscriptSegment,
   type TranscriptionProvider,
+  type TranscriptSegment,
 } from '../../providers/transcription/port.ts';
 import { transcribeWithRetries } from '../processing/chunked-transcription.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
@@ -123,7 +123,12 @@ export async function transcribePart(
  * a time, as long audio's chunks), then every part's transcript is placed at its part's start in
  * the recording (the held parts joined in order) and stitched.
  */
-export async function transcribeLiveNote(deps: PartTranscriptionDeps, note: NoteRow, signal: AbortSignal, logger: Log): Promise<Transcript> {
+export async function transcribeLiveNote(
+  deps: PartTranscriptionDeps,
+  note: NoteRow,
+  signal: AbortSignal,
+  logger: Log,
+): Promise<Transcript> {
   const parts = await partsOf(note.id, deps.db);
   if (parts.length === 0) throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', 'The live note has no parts', { retryable: false });
   const starts = cumulativeStarts(parts);

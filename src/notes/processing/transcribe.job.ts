@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
-import type { Logger } from '../../platform/logger.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
 import { secondsSince } from '../../platform/metrics/registry.ts';
 import type { Drafter } from '../../providers/drafting/port.ts';
@@ -82,20 +82,23 @@ export function transcribeJob(deps: ProcessingDeps) {
       const provider = deps.transcriber.name;
       try {
         const live = note.captureState ? deps.liveNotes : null;
-        const transcript = await (live ? live.transcribe(note, signal, logger) : transcribeNoteAudio(
-          {
-            db: deps.db,
-            storage: deps.storage,
-            transcriber: deps.transcriber,
-            limits: deps.transcriptionLimits,
-            tempRoot: deps.tempDir,
-            retryDelaySeconds: deps.retryDelaySeconds,
-            staleTempSeconds: deps.timeoutSeconds * 2 + 60,
-          },
-          note,
-          signal,
-          logger,
-        )).catch((error) => {
+        const transcript = await (live
+          ? live.transcribe(note, signal, logger)
+          : transcribeNoteAudio(
+              {
+                db: deps.db,
+                storage: deps.storage,
+                transcriber: deps.transcriber,
+                limits: deps.transcriptionLimits,
+                tempRoot: deps.tempDir,
+                retryDelaySeconds: deps.retryDelaySeconds,
+                staleTempSeconds: deps.timeoutSeconds * 2 + 60,
+              },
+              note,
+              signal,
+              logger,
+            )
+        ).catch((error) => {
           transcriptionDuration.observe({ provider, outcome: outcomeOf(error) }, secondsSince(transcribing));
           throw error;
         });
@@ -108,7 +111,8 @@ export function transcribeJob(deps: ProcessingDeps) {
           signal,
         );
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
-        if (note.captureState === 'auto_closed') written.reviewFlags.push({ section: null, sentence: null, reason: 'capture_auto_closed', token: null });
+        if (note.captureState === 'auto_closed')
+          written.reviewFlags.push({ section: null, sentence: null, reason: 'capture_auto_closed', token: null });
         // The code and a fixed description only: never the transcript, the draft or the server's words.
         if (written.fallback)
           logger.warn(

@@ -17,7 +17,9 @@ export const NoteStyleSchema = z.enum(['verbatim', 'clinical']).meta({
 /** A live note's capture (notes/live/); absent on notes uploaded in one piece. */
 export const CaptureSchema = z
   .object({
-    state: z.enum(['open', 'closed']).meta({ description: '`open` while parts are accepted; `closed` once completed (by the client or for idleness)' }),
+    state: z
+      .enum(['open', 'closed'])
+      .meta({ description: '`open` while parts are accepted; `closed` once completed (by the client or for idleness)' }),
     parts: z.number().int().meta({ description: 'Parts held' }),
     seconds: z.number().meta({ description: 'Seconds of audio held (the parts joined in order)' }),
   })

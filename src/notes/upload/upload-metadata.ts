@@ -50,7 +50,10 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
 export function metadataFromObject(raw: unknown, field: 'metadata' | null): UploadMetadata {
   const at = (name: string) => (field ? `${field}.${name}` : name);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new AppError('VALIDATION_ERROR', `${field ?? 'The body'} must be a JSON object`, { field: field ?? 'body', reason: 'expected an object' });
+    throw new AppError('VALIDATION_ERROR', `${field ?? 'The body'} must be a JSON object`, {
+      field: field ?? 'body',
+      reason: 'expected an object',
+    });
   }
   // JSON escapes (\u0000, \ud800) only become unstorable text once parsed.
   rejectUnstorable(raw, 'body', field ?? undefined);

@@ -13,7 +13,14 @@ export interface TimeRange {
   end: number;
 }
 
-export const REVIEW_REASONS = ['ungrounded', 'no_citation', 'invalid_citation', 'drafting_unavailable', 'drafting_invalid', 'capture_auto_closed'] as const;
+export const REVIEW_REASONS = [
+  'ungrounded',
+  'no_citation',
+  'invalid_citation',
+  'drafting_unavailable',
+  'drafting_invalid',
+  'capture_auto_closed',
+] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 /**

@@ -10,8 +10,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { AudioFormat } from '../port.ts';
 import { AudioSplitError, copyRange, FileWindow, IO_BUFFER_BYTES, writeAll } from './file-io.ts';
 import { type FrameSource, openFrameSource, xingFrame } from './frames.ts';
-import { u32 } from './mp4-boxes.ts';
 import { FTYP, readMoov, sampleAt, samplesMoov } from './mp4.ts';
+import { u32 } from './mp4-boxes.ts';
 import { readSampleTable, type SampleTable } from './mp4-table.ts';
 import { readLayout } from './wav.ts';
 
@@ -67,7 +67,11 @@ async function joinWav(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
       const first = at(pieces[i]!.start);
       const stop = Number.isFinite(pieces[i]!.end) ? Math.max(first, at(pieces[i]!.end) + 1) : blocks;
       const from = layout.dataStart + first * layout.blockAlign;
-      return { from, to: layout.dataStart + Math.min(stop, blocks) * layout.blockAlign, offset: (first * layout.blockAlign) / layout.byteRate };
+      return {
+        from,
+        to: layout.dataStart + Math.min(stop, blocks) * layout.blockAlign,
+        offset: (first * layout.blockAlign) / layout.byteRate,
+      };
     });
     const bytes = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
     const header = Buffer.alloc(12 + fmt.length + 8);
@@ -201,4 +205,30 @@ function codecConfiguration(stsd: Buffer): Buffer {
   // After the object and stream types: bufferSizeDB (3 bytes), maxBitrate and avgBitrate (4 each).
   copy.fill(0, pos + 2, Math.min(copy.length, pos + 13));
   return copy;
+}
+
+/**
+ * How long a file plays when joined: every packet it holds (an m4a's priming samples included,
+ * which its edit list would hide), so that files placed one after another by these durations sit
+ * where joinAudio puts them. Null for a layout joinAudio does not read.
+ */
+export async function joinedSeconds(format: AudioFormat, filePath: string): Promise<number | null> {
+  if (format === 'mp3' || format === 'aac') {
+    const source = await openFrameSource(filePath, format);
+    try {
+      const range = await source.range(0, Number.POSITIVE_INFINITY);
+      return range.endSeconds - range.offsetSeconds;
+    } finally {
+      await source.handle.close();
+    }
+  }
+  return withHandles([{ path: filePath, start: 0, end: 0 }], async ([handle]) => {
+    const size = (await handle!.stat()).size;
+    if (format === 'wav') {
+      const layout = await readLayout(handle!, size);
+      return Math.floor(layout.dataBytes / layout.blockAlign) * (layout.blockAlign / layout.byteRate);
+    }
+    const table = readSampleTable(await readMoov(new FileWindow(handle!, size)), size);
+    return table ? (table.times[table.sizes.length]! - table.times[0]!) / table.timescale : null;
+  });
 }
