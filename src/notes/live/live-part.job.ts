@@ -10,7 +10,7 @@ export const LIVE_PART_QUEUE = 'notes.live.part';
 /**
  * Sent in the transaction that records a part: transcribes it now, while the visit goes on, so
  * that `complete` finds only the last stretch left. Part n is sent with the end of part n-1, so it
- * waits for part n-1 (the job of part n-1 then takes part n too when it is already held). A part
+ * waits for part n-1 (whose arrival sends part n's job again when part n is already held). A part
  * that fails here for good is left to the note's own transcription at `complete`, which sends any
  * part still without a transcript and fails the note, naming the part, if it cannot.
  */
@@ -25,20 +25,16 @@ export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: nu
       if (!deps.limits) return;
       const note = await findNote(noteId, deps.db);
       if (!note || note.transcriptionStatus === 'completed') return;
-      for (const n of [number, number + 1]) {
-        const part = await findPart(noteId, n, deps.db);
-        if (!part || part.transcript) continue;
-        const previous = n > 1 ? await findPart(noteId, n - 1, deps.db) : undefined;
-        if (n > 1 && !previous) continue; // waits for part n-1's arrival, whose job takes it
-        try {
-          await transcribePart(deps, note, part, previous, signal, logger);
-        } catch (error) {
-          if (error instanceof ProviderError && !error.retryable) {
-            logger.warn({ noteId, part: n, code: error.code }, 'part not transcribed; left to completion');
-            continue;
-          }
-          throw error;
-        }
+      const part = await findPart(noteId, number, deps.db);
+      if (!part || part.transcript) return;
+      const previous = number > 1 ? await findPart(noteId, number - 1, deps.db) : undefined;
+      // Waits for part n-1: its arrival sends this part's job again (live.service.ts).
+      if (number > 1 && !previous) return;
+      try {
+        await transcribePart(deps, note, part, previous, signal, logger);
+      } catch (error) {
+        if (!(error instanceof ProviderError) || error.retryable) throw error;
+        logger.warn({ noteId, part: number, code: error.code }, 'part not transcribed; left to completion');
       }
     },
   });

@@ -170,6 +170,8 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
           tx,
         );
         await deps.jobs.send(deps.partJob, { noteId: note.id, part }, { tx });
+        // The next part, come first, waited for this one (its request starts with this part's end).
+        if (await findPart(note.id, part + 1, tx)) await deps.jobs.send(deps.partJob, { noteId: note.id, part: part + 1 }, { tx });
         return { statusCode: 201, body: { status: 'success', data: partBody(row) } };
       });
       if (answer.replayed) await deps.storage.delete(key).catch(() => {});

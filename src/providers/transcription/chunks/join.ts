@@ -145,10 +145,13 @@ async function joinMp4(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
     if (tables.some((table) => table.timescale !== first.timescale || !codecConfiguration(table.stsd).equals(config))) {
       throw new AudioJoinMismatch('the m4a parts differ in codec configuration');
     }
+    // Seconds from each file's first sample, its edit list aside (an encoder's segments may say they
+    // start at their place in the whole stream): the time line joinedSeconds measures.
+    const at = (table: SampleTable, seconds: number) => sampleAt({ ...table, shiftSeconds: table.times[0]! / table.timescale }, seconds);
     const runs = tables.map((table, i) => {
       const { start, end } = pieces[i]!;
-      const from = start <= 0 ? 0 : sampleAt(table, start);
-      return { table, first: from, stop: Number.isFinite(end) ? Math.max(from + 1, sampleAt(table, end) + 1) : table.sizes.length };
+      const from = start <= 0 ? 0 : at(table, start);
+      return { table, first: from, stop: Number.isFinite(end) ? Math.max(from + 1, at(table, end) + 1) : table.sizes.length };
     });
     let bytes = 0;
     for (const run of runs) for (let i = run.first; i < run.stop; i++) bytes += run.table.sizes[i]!;
@@ -172,7 +175,7 @@ async function joinMp4(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
       await target.close();
     }
     return runs.map(({ table, first: from, stop }) => ({
-      offsetSeconds: table.times[from]! / table.timescale + table.shiftSeconds,
+      offsetSeconds: (table.times[from]! - table.times[0]!) / table.timescale,
       durationSeconds: (table.times[stop]! - table.times[from]!) / table.timescale,
     }));
   });
