@@ -64,10 +64,18 @@ export async function savePartTranscript(
   overlapSeconds: number,
   db: Db,
 ): Promise<void> {
+  // Not once the note completed: a part's job that finishes after the note's own job (which sent
+  // the part too) must not leave a transcript behind the cleanup.
   await db
     .update(noteParts)
     .set({ transcript, overlapSeconds })
-    .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part)));
+    .where(
+      and(
+        eq(noteParts.noteId, noteId),
+        eq(noteParts.part, part),
+        sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.transcriptionStatus} <> 'completed')`,
+      ),
+    );
 }
 
 /** Once the note's transcript is stored, its parts' transcripts are redundant (the parts stay). */
