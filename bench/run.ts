@@ -17,9 +17,20 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [sectioning] [observability]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [observability]` runs only the sections named (default: all).
 
-const SECTIONS = ['idle', 'upload', 'pipeline', 'reads', 'contacts', 'contacts-sync', 'long-audio', 'sectioning', 'observability'] as const;
+const SECTIONS = [
+  'idle',
+  'upload',
+  'pipeline',
+  'reads',
+  'contacts',
+  'contacts-sync',
+  'long-audio',
+  'live',
+  'sectioning',
+  'observability',
+] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
   if (!(SECTIONS as readonly string[]).includes(name)) {
@@ -228,6 +239,10 @@ async function main() {
   }
 
   // A 60-minute consultation in chunks through a slow fake server: its own servers and databases.
+  if (runs('live')) {
+    process.stdout.write('\nLive consultations (bench/live.ts, same Postgres server):\n');
+    await runChild(['bench/live.ts'], { DATABASE_URL: settings.adminUrl });
+  }
   if (runs('long-audio')) {
     process.stdout.write('\nLong audio in chunks (bench/long-audio.ts, same Postgres server):\n');
     await runChild(['bench/long-audio.ts'], { DATABASE_URL: settings.adminUrl });

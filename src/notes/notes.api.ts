@@ -6,6 +6,7 @@ import { registerNotesAccess } from './auth/notes-access.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
+import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
 import { recordRoutes } from './record/record.routes.ts';
@@ -110,6 +111,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
 
   await app.register(notesKeyRoutes, { keys: services.keys });
   await app.register(uploadRoutes, { upload: services.upload });
+  await app.register(liveRoutes, { live: services.live });
   await app.register(noteReadRoutes, { notes: services.notes });
   await app.register(exportRoutes, { exports: services.exports });
   await app.register(retryRoutes, { retries: services.retries });

@@ -16,6 +16,8 @@ import { type ExportService, exportService } from './export/export.service.ts';
 import { type HistoryService, historyService } from './history/history.service.ts';
 import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
+import { createLiveCapture, liveNotesTranscriber } from './live/live.module.ts';
+import type { LiveService } from './live/live.service.ts';
 import { createConfiguredProviders } from './processing/configured-providers.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
@@ -58,6 +60,7 @@ export interface NotesServices {
   readonly record: RecordService;
   readonly history: HistoryService;
   readonly audio: AudioService;
+  readonly live: LiveService;
 }
 
 export interface NotesProviders {
@@ -109,6 +112,7 @@ export function createNotesModule(
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,
       tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
+      liveNotes: liveNotesTranscriber({ config, db, jobs, storage, transcriber: measured.transcriber }),
     }),
   );
   jobs.register(
@@ -146,6 +150,18 @@ export function createNotesModule(
     record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
     history: historyService({ db }),
     audio: audioService({ db, storage }),
+    live: createLiveCapture({
+      config,
+      db,
+      jobs,
+      storage,
+      transcriber: measured.transcriber,
+      idempotent,
+      events: webhooks.noteEvents,
+      transcribe,
+      defaultNoteStyle: config.NOTE_STYLE,
+      clinicalAvailable: Boolean(providers.drafter),
+    }),
   };
   return { storage, webhooks, authenticator, usage, services };
 }

@@ -148,6 +148,8 @@ const variables = z.object({
   AUDIO_MAX_BYTES: int(104_857_600, 1),
   AUDIO_MIN_SECONDS: int(10, 0),
   AUDIO_MAX_SECONDS: int(3600, 1),
+  // A live note with no new part for this long is completed with the parts it has (docs/notes-live.md).
+  LIVE_CAPTURE_IDLE_SECONDS: int(7200, 1, 7 * 86_400),
   // Retries accepted per failed note: each runs speech-to-text and drafting again (and is charged
   // to the clinic's quota), so a client looping on retry cannot make one note cost without end.
   NOTE_MAX_RETRIES: int(3, 0, 100),

@@ -140,6 +140,7 @@ describe('Notes API tenant isolation', () => {
     webhooks: webhookId,
     deliveries: deliveryId,
     templates: templateId,
+    parts: '1',
   };
   const ownedUrl = (path: string) =>
     path.replace(/([a-z_-]+)\/:[A-Za-z_]+/g, (_, collection: string) => {
@@ -157,6 +158,7 @@ describe('Notes API tenant isolation', () => {
       payload: { section_id: sectionId, content: 'c', reason: 'r', signed_by: { name: 'Outra', license: 'CRMV-SP 1' } },
     },
     [`PATCH ${PREFIX}/templates/:id`]: { payload: { name: 'taken over' } },
+    [`POST ${PREFIX}/notes/:id/complete`]: { payload: { parts: 1 } },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);

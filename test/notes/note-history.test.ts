@@ -21,6 +21,16 @@ async function settled(name: string): Promise<string> {
   return id;
 }
 
+async function liveNote(name: string): Promise<string> {
+  const created = await app.inject({
+    method: 'POST',
+    url: `${PREFIX}/notes/live`,
+    headers: { 'x-api-key': clinic.editor },
+    payload: { name },
+  });
+  return created.json().data.id;
+}
+
 interface Recipe {
   /** Builds what the request acts on; returns the note whose history must grow, and the request. */
   prepare(): Promise<{ noteId?: string; url: string; payload?: object; headers?: Record<string, string> }>;
@@ -92,6 +102,41 @@ const recipes: Record<string, Recipe> = {
         url: `${PREFIX}/notes/${noteId}/amendments`,
         payload: { section_id: section.id, content: 'c', reason: 'r', signed_by: ANA },
       };
+    },
+  },
+  [`POST ${PREFIX}/notes/live`]: {
+    event: 'created',
+    status: 201,
+    async prepare() {
+      return { url: `${PREFIX}/notes/live`, payload: { name: 'Ao vivo' } };
+    },
+  },
+  [`PUT ${PREFIX}/notes/:id/parts/:n`]: {
+    event: 'part_received',
+    status: 201,
+    async prepare() {
+      const noteId = await liveNote('Parte');
+      return {
+        noteId,
+        url: `${PREFIX}/notes/${noteId}/parts/1`,
+        payload: fixture('consultation.wav'),
+        headers: { 'content-type': 'audio/wav' },
+      };
+    },
+  },
+  [`POST ${PREFIX}/notes/:id/complete`]: {
+    event: 'capture_completed',
+    status: 202,
+    async prepare() {
+      const noteId = await liveNote('Concluir');
+      const part = await app.inject({
+        method: 'PUT',
+        url: `${PREFIX}/notes/${noteId}/parts/1`,
+        headers: { 'x-api-key': clinic.editor, 'content-type': 'audio/wav' },
+        payload: fixture('consultation.wav'),
+      });
+      expect(part.statusCode, part.body).toBe(201);
+      return { noteId, url: `${PREFIX}/notes/${noteId}/complete`, payload: { parts: 1 } };
     },
   },
   // Reads the history records too.

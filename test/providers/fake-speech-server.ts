@@ -32,6 +32,8 @@ export interface SpeechServerOptions {
   maxSeconds?: number;
   /** Answer after this many ms per second of audio received. */
   msPerAudioSecond?: number;
+  /** And this many ms more per request (a server's fixed cost). */
+  msPerRequest?: number;
 }
 
 /** Lets a test fail a request: return a status to answer with instead of a transcript. */
@@ -105,7 +107,8 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
       record(failed, seconds, responseFormat);
       return json(res, failed, { error: { message: 'the model is overloaded', type: 'server_error' } });
     }
-    if (fake.msPerAudioSecond) await sleep(heard.durationSeconds * fake.msPerAudioSecond);
+    if (fake.msPerAudioSecond || options.msPerRequest)
+      await sleep(heard.durationSeconds * fake.msPerAudioSecond + (options.msPerRequest ?? 0));
     // Speaker labels as a diarizing server gives them: per request, in order of first appearance.
     const labels = new Map<string, string>();
     const segments = heard.heard.map((word) => {

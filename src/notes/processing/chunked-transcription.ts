@@ -176,26 +176,37 @@ async function transcribeChunk(
       sizeBytes: size,
       durationSeconds: written.durationSeconds,
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const transcript = await deps.transcriber.transcribe(input, signal);
-        return {
-          offsetSeconds: written.offsetSeconds,
-          text: transcript.text,
-          language: transcript.language,
-          segments: transcript.segments,
-          model: transcript.model,
-        };
-      } catch (error) {
-        const retryable = error instanceof ProviderError ? error.retryable : true;
-        if (!retryable || attempt >= CHUNK_TRIES || signal.aborted) throw error;
-        const delayMs = chunkRetryDelayMs(deps.retryDelaySeconds, attempt);
-        logger.warn({ noteId: run.noteId, chunk: chunk.index, attempt, code: (error as ProviderError).code }, 'chunk failed; retrying');
-        await sleep(delayMs, undefined, { signal });
-      }
-    }
+    const transcript = await transcribeWithRetries(deps, input, signal, logger, { noteId: run.noteId, chunk: chunk.index });
+    return {
+      offsetSeconds: written.offsetSeconds,
+      text: transcript.text,
+      language: transcript.language,
+      segments: transcript.segments,
+      model: transcript.model,
+    };
   } finally {
     await rm(file, { force: true });
+  }
+}
+
+/** One request's audio, tried up to CHUNK_TRIES times while its failures may pass (retry-budget.ts). */
+export async function transcribeWithRetries(
+  deps: Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds'>,
+  input: TranscriptionInput,
+  signal: AbortSignal,
+  logger: Pick<Logger, 'warn'>,
+  where: Record<string, unknown>,
+): Promise<Transcript> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.transcriber.transcribe(input, signal);
+    } catch (error) {
+      const retryable = error instanceof ProviderError ? error.retryable : true;
+      if (!retryable || attempt >= CHUNK_TRIES || signal.aborted) throw error;
+      const delayMs = chunkRetryDelayMs(deps.retryDelaySeconds, attempt);
+      logger.warn({ ...where, attempt, code: (error as ProviderError).code }, 'chunk failed; retrying');
+      await sleep(delayMs, undefined, { signal });
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
 import { secondsSince } from '../../platform/metrics/registry.ts';
 import type { Drafter, TemplateSection } from '../../providers/drafting/port.ts';
@@ -9,8 +10,8 @@ import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
-import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
-import { claimForProcessing, releaseNote } from '../store/notes.repo.ts';
+import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';
 import { templateOfNote } from '../templates/builtin-templates.ts';
 import { vitalsOfTranscript } from '../vitals/note-vitals.ts';
@@ -44,6 +45,14 @@ export interface ProcessingDeps {
   transcriptionLimits: RequestLimits | null;
   /** Where chunks of long audio are cut to (one directory per note, removed afterwards). */
   tempDir: string;
+  /** Live notes are transcribed from their parts (notes/live/, given by the module). */
+  liveNotes?: LiveNotesTranscriber | null;
+}
+
+/** A live note's transcript from its parts, and the cleanup once the note completed. */
+export interface LiveNotesTranscriber {
+  transcribe(note: NoteRow, signal: AbortSignal, logger: Pick<Logger, 'info' | 'warn'>): Promise<Transcript>;
+  transcribed(noteId: string): Promise<void>;
 }
 
 export const TRANSCRIBE_QUEUE = 'notes.transcribe';
@@ -77,19 +86,23 @@ export function transcribeJob(deps: ProcessingDeps) {
       const transcribing = performance.now();
       const provider = deps.transcriber.name;
       try {
-        const transcript = await transcribeNoteAudio(
-          {
-            db: deps.db,
-            storage: deps.storage,
-            transcriber: deps.transcriber,
-            limits: deps.transcriptionLimits,
-            tempRoot: deps.tempDir,
-            retryDelaySeconds: deps.retryDelaySeconds,
-            staleTempSeconds: deps.timeoutSeconds * 2 + 60,
-          },
-          note,
-          signal,
-          logger,
+        const live = note.captureState ? deps.liveNotes : null;
+        const transcript = await (live
+          ? live.transcribe(note, signal, logger)
+          : transcribeNoteAudio(
+              {
+                db: deps.db,
+                storage: deps.storage,
+                transcriber: deps.transcriber,
+                limits: deps.transcriptionLimits,
+                tempRoot: deps.tempDir,
+                retryDelaySeconds: deps.retryDelaySeconds,
+                staleTempSeconds: deps.timeoutSeconds * 2 + 60,
+              },
+              note,
+              signal,
+              logger,
+            )
         ).catch((error) => {
           transcriptionDuration.observe({ provider, outcome: outcomeOf(error) }, secondsSince(transcribing));
           throw error;
@@ -108,6 +121,8 @@ export function transcribeJob(deps: ProcessingDeps) {
         const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
         const written = groundDraftedVitals(drafted, vitals);
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
+        if (note.captureState === 'auto_closed')
+          written.reviewFlags.push({ section: null, sentence: null, reason: 'capture_auto_closed', token: null });
         // The code and a fixed description only: never the transcript, the draft or the server's words.
         if (written.fallback)
           logger.warn(
@@ -129,6 +144,7 @@ export function transcribeJob(deps: ProcessingDeps) {
         );
         if (completed) uploadToCompleted.observe((Date.now() - note.createdAt.getTime()) / 1000);
         await deleteChunks(noteId, deps.db);
+        if (live) await live.transcribed(noteId);
         logger.info(
           { noteId, style: written.style, sections: written.sections.length, reviewFlags: written.reviewFlags.length },
           'note completed',

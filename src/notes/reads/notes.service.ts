@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import type { NotesCaller } from '../callers.ts';
-import { toNoteBody } from '../store/note-view.ts';
+import { captureOf, toNoteBody } from '../store/note-view.ts';
 import { prepareNoteStatus, prepareNoteWithSections } from '../store/notes.repo.ts';
 import { noteOfClinic, ownNote } from '../store/own-note.ts';
 import { listCountCache } from './list-count-cache.ts';
@@ -38,7 +38,12 @@ export function notesService(deps: NotesServiceDeps) {
     async status(caller: NotesCaller, id: string) {
       const row = ownNote(caller, await noteStatus(id));
       const progress = row.progress === null ? undefined : Math.round(Number(row.progress) * 1000) / 1000;
-      return { status: row.status, valid: row.status !== 'failed', ...(progress === undefined ? {} : { progress }) };
+      return {
+        status: row.status,
+        valid: row.status !== 'failed',
+        ...(progress === undefined ? {} : { progress }),
+        ...(row.captureState ? { capture: captureOf(row) } : {}),
+      };
     },
 
     /** The whole note, transcript included. */

@@ -25,6 +25,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     record_status: note.recordStatus,
     species: note.species as Species | null,
     template: note.template ? { slug: note.template.slug, name: note.template.name } : BEFORE_TEMPLATES,
+    ...(note.captureState ? { capture: captureOf(note) } : {}),
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],
@@ -66,5 +67,14 @@ export function toSignatureBody(signature: SignatureFields) {
     key_id: signature.keyId,
     flags_acknowledged: signature.flagsAcknowledged,
     content_sha256: signature.contentSha256,
+  };
+}
+
+/** A live note's capture as the API shows it (`auto_closed` is `closed`, with a review flag once completed). */
+export function captureOf(note: Pick<NoteSummaryRow, 'captureState' | 'captureParts' | 'audioDurationSeconds'>) {
+  return {
+    state: note.captureState === 'open' ? ('open' as const) : ('closed' as const),
+    parts: note.captureParts,
+    seconds: Math.round(note.audioDurationSeconds * 100) / 100,
   };
 }

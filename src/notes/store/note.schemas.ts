@@ -14,6 +14,17 @@ export const NoteStyleSchema = z.enum(['verbatim', 'clinical']).meta({
     'its sections were written in (`verbatim` when the draft could not be used, with a `drafting_*` flag).',
 });
 
+/** A live note's capture (notes/live/); absent on notes uploaded in one piece. */
+export const CaptureSchema = z
+  .object({
+    state: z
+      .enum(['open', 'closed'])
+      .meta({ description: '`open` while parts are accepted; `closed` once completed (by the client or for idleness)' }),
+    parts: z.number().int().meta({ description: 'Parts held' }),
+    seconds: z.number().meta({ description: 'Seconds of audio held (the parts joined in order)' }),
+  })
+  .meta({ id: 'Capture', description: 'Live capture progress (POST /notes/live); absent on notes uploaded in one piece' });
+
 export const TimeRangeSchema = z
   .object({ start: z.number().meta({ description: 'Seconds from the start of the audio' }), end: z.number() })
   .meta({ id: 'TimeRange' });
@@ -35,7 +46,9 @@ export const ReviewFlagSchema = z
         '`drafting_invalid`: its answer was unusable (not JSON, unknown label, citation out of range, nothing grounded). ' +
         'With a drafting_* flag the note was written `verbatim`. ' +
         '`vital_mismatch`: the sentence states a vital (`token`: its words) whose value differs from every value of that ' +
-        'vital read from the transcript (see `vitals`); the sentence is kept, for the veterinarian to check.',
+        'vital read from the transcript (see `vitals`); the sentence is kept, for the veterinarian to check. ' +
+        '`capture_auto_closed`: a live note was completed automatically after LIVE_CAPTURE_IDLE_SECONDS without a new ' +
+        'part, with the parts it had.',
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
   })
@@ -111,6 +124,7 @@ export const NoteSchema = z
         'The template the note is written in, as it was when the note was made (later changes or a deletion never ' +
         "alter it); its sections carry the template's labels and titles, in the template's order",
     }),
+    capture: CaptureSchema.optional(),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)
@@ -149,6 +163,7 @@ export const StatusResultSchema = z
       description:
         'Only while `processing` audio that is transcribed in chunks (longer than one request to the transcription server may carry): chunks done / chunks, 0-1',
     }),
+    capture: CaptureSchema.optional(),
   })
   .meta({ id: 'StatusResult' });
 

@@ -227,6 +227,9 @@ export function prepareNoteStatus(db: Db) {
     .select({
       clinicId: notes.clinicId,
       status: notes.transcriptionStatus,
+      captureState: notes.captureState,
+      captureParts: notes.captureParts,
+      audioDurationSeconds: notes.audioDurationSeconds,
       progress: sql<number | null>`case when notes.transcription_status = 'processing' then (
         select (count(*) filter (where c.transcript is not null))::float8 / nullif(count(*), 0)
         from note_transcript_chunks c where c.note_id = notes.id) end`.as('progress'),

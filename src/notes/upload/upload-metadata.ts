@@ -58,19 +58,31 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
   } catch {
     throw new AppError('MALFORMED_JSON', 'The metadata part is not valid JSON', { field: 'metadata' });
   }
+  return metadataFromObject(raw, 'metadata');
+}
+
+/**
+ * The rules of the metadata part for an already parsed value (a live note's JSON body too):
+ * `field` prefixes the names in errors (`metadata.name` in an upload, `name` in a JSON body).
+ */
+export function metadataFromObject(raw: unknown, field: 'metadata' | null): UploadMetadata {
+  const at = (name: string) => (field ? `${field}.${name}` : name);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new AppError('VALIDATION_ERROR', 'metadata must be a JSON object', { field: 'metadata', reason: 'expected an object' });
+    throw new AppError('VALIDATION_ERROR', `${field ?? 'The body'} must be a JSON object`, {
+      field: field ?? 'body',
+      reason: 'expected an object',
+    });
   }
   // JSON escapes (\u0000, \ud800) only become unstorable text once parsed.
-  rejectUnstorable(raw, 'body', 'metadata');
+  rejectUnstorable(raw, 'body', field ?? undefined);
   const input = raw as Record<string, unknown>;
   const extras: { key: string; value: unknown }[] = Object.entries(input)
     .filter(([key]) => !KNOWN.has(key))
     .map(([key, value]) => ({ key, value }));
   for (const extra of extras) {
     if (typeof extra.value !== 'string') {
-      throw new AppError('VALIDATION_ERROR', `metadata.${extra.key} must be a string`, {
-        field: `metadata.${extra.key}`,
+      throw new AppError('VALIDATION_ERROR', `${at(extra.key)} must be a string`, {
+        field: at(extra.key),
         reason: 'expected a string',
       });
     }
@@ -87,8 +99,7 @@ export function parseUploadMetadata(text: string | undefined): UploadMetadata {
   const parsed = UploadMetadataSchema.safeParse(candidate);
   if (!parsed.success) {
     const issue = fieldIssueOf(parsed.error.issues[0], 'name');
-    const field = `metadata.${issue.field}`;
-    throw new AppError('VALIDATION_ERROR', `Invalid ${field}: ${issue.reason}`, { field, reason: issue.reason });
+    throw new AppError('VALIDATION_ERROR', `Invalid ${at(issue.field)}: ${issue.reason}`, { field: at(issue.field), reason: issue.reason });
   }
   return parsed.data;
 }

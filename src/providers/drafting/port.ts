@@ -21,6 +21,7 @@ export const REVIEW_REASONS = [
   'drafting_invalid',
   // Set by the Notes tree, not by a drafter: a drafted vital that differs from the one read from the transcript.
   'vital_mismatch',
+  'capture_auto_closed',
 ] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 

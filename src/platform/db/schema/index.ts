@@ -19,6 +19,7 @@ export * from './leads.ts';
 export * from './note-amendments.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
+export * from './note-parts.ts';
 export * from './note-retries.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';

@@ -3,6 +3,9 @@ import { notes } from './notes.ts';
 
 export const NOTE_HISTORY_EVENTS = [
   'created',
+  // live capture (notes/live/): a part held, the capture closed by the client
+  'part_received',
+  'capture_completed',
   'completed',
   'failed',
   'section_edited',

@@ -57,6 +57,17 @@ export const notes = pgTable(
     attempts: integer('attempts').notNull().default(0),
     processingStartedAt: timestamp('processing_started_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * Live capture (notes/live/): null for a note uploaded in one piece; `open` while parts arrive,
+     * `closed` once completed, `auto_closed` when closed for idleness. The audio columns then hold the
+     * parts' running totals (bytes, seconds: limits and quota) and, once its parts are joined, the
+     * joined recording's key, format and hash (empty key until then, or for ever when they cannot be).
+     */
+    captureState: text('capture_state', { enum: ['open', 'closed', 'auto_closed'] }),
+    /** Parts held (live notes). */
+    captureParts: integer('capture_parts').notNull().default(0),
+    /** When the last part arrived (or the live note was created): the idle clock. */
+    captureTouchedAt: timestamp('capture_touched_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -82,7 +82,7 @@ const MP3: FrameSyntax = {
  * frames and bytes follow (without it, a server estimates a VBR file's duration from its first
  * frame's bitrate, and may refuse a chunk as too long). It plays no audio.
  */
-function xingFrame(firstHeader: Buffer, frames: number, audioBytes: number): Buffer | null {
+export function xingFrame(firstHeader: Buffer, frames: number, audioBytes: number): Buffer | null {
   const fields = mpegFields(firstHeader, 0);
   if (fields?.layer !== 3) return null;
   const tagAt = vbrTagOffset(fields);
@@ -212,7 +212,14 @@ async function id3Bytes(window: FileWindow, pos: number): Promise<number> {
   }
 }
 
-export async function openFrameSplitter(sourcePath: string, format: 'mp3' | 'aac'): Promise<AudioSplitter> {
+/** An open MP3 or ADTS file whose frames can be found by time (the splitter's and the joiner's). */
+export interface FrameSource {
+  handle: FileHandle;
+  /** The byte range [first, stop) of the frames playing from `start` to `end` seconds, and their times. */
+  range(start: number, end: number): Promise<{ first: number; stop: number; offsetSeconds: number; endSeconds: number; frames: number }>;
+}
+
+export async function openFrameSource(sourcePath: string, format: 'mp3' | 'aac'): Promise<FrameSource> {
   const syntax = format === 'mp3' ? MP3 : ADTS;
   const handle = await open(sourcePath, 'r');
   const size = (await handle.stat()).size;
@@ -235,10 +242,15 @@ export async function openFrameSplitter(sourcePath: string, format: 'mp3' | 'aac
     await handle.close();
     throw error;
   }
+  return { handle, range: (start, end) => scanner.range(start, end) };
+}
+
+export async function openFrameSplitter(sourcePath: string, format: 'mp3' | 'aac'): Promise<AudioSplitter> {
+  const { handle, range } = await openFrameSource(sourcePath, format);
   const buffer = Buffer.allocUnsafe(IO_BUFFER_BYTES);
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
-    const { first, stop, offsetSeconds, endSeconds, frames } = await scanner.range(start, end);
+    const { first, stop, offsetSeconds, endSeconds, frames } = await range(start, end);
     const target = await open(outPath, 'w');
     try {
       if (format === 'mp3') {

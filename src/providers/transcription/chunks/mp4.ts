@@ -13,7 +13,7 @@ import { checkFallbackLayout } from './mp4-fallback.ts';
 import { readSampleTable, type SampleTable } from './mp4-table.ts';
 
 /** The top-level `moov`, found by hopping over box headers (it may come after a large `mdat`). */
-async function readMoov(window: FileWindow): Promise<Buffer> {
+export async function readMoov(window: FileWindow): Promise<Buffer> {
   for await (const box of topLevelBoxes(window)) if (box.type === 'moov') return readBox(window, box);
   throw unreadableMp4('it has no moov box (or a box before it runs past the end of the file)');
 }
@@ -23,23 +23,41 @@ async function readMoov(window: FileWindow): Promise<Buffer> {
 const MATRIX = [0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000];
 
 function chunkMoov(table: SampleTable, first: number, stop: number, dataOffset: number): Buffer {
-  const { timescale, times } = table;
-  const sizes = Buffer.alloc(4 * (stop - first));
-  for (let i = first; i < stop; i++) sizes.writeUInt32BE(table.sizes[i]!, 4 * (i - first));
-  const duration = times[stop]! - times[first]!;
+  return samplesMoov(table, [{ table, first, stop }], dataOffset);
+}
+
+/**
+ * A `moov` for the samples [first, stop) of each run in turn (runs of tables with the same sample
+ * description and timescale: one file's, or several files' joined), stored one after another from
+ * `dataOffset`.
+ */
+export function samplesMoov(
+  description: Pick<SampleTable, 'stsd' | 'timescale'>,
+  runs: { table: SampleTable; first: number; stop: number }[],
+  dataOffset: number,
+): Buffer {
+  const { timescale } = description;
+  const count = runs.reduce((sum, run) => sum + run.stop - run.first, 0);
+  const sizes = Buffer.alloc(4 * count);
   const deltas: number[] = [];
-  for (let i = first; i < stop; i++) {
-    const delta = times[i + 1]! - times[i]!;
-    const last = deltas.length - 2;
-    if (last >= 0 && deltas[last + 1] === delta) deltas[last] = deltas[last]! + 1;
-    else deltas.push(1, delta);
+  let duration = 0;
+  let n = 0;
+  for (const { table, first, stop } of runs) {
+    duration += table.times[stop]! - table.times[first]!;
+    for (let i = first; i < stop; i++) {
+      sizes.writeUInt32BE(table.sizes[i]!, 4 * n++);
+      const delta = table.times[i + 1]! - table.times[i]!;
+      const last = deltas.length - 2;
+      if (last >= 0 && deltas[last + 1] === delta) deltas[last] = deltas[last]! + 1;
+      else deltas.push(1, delta);
+    }
   }
   const stbl = box(
     'stbl',
-    table.stsd,
+    description.stsd,
     fullBox('stts', 0, u32(deltas.length / 2, ...deltas)),
-    fullBox('stsc', 0, u32(1, 1, stop - first, 1)),
-    fullBox('stsz', 0, u32(0, stop - first), sizes),
+    fullBox('stsc', 0, u32(1, 1, count, 1)),
+    fullBox('stsz', 0, u32(0, count), sizes),
     fullBox('stco', 0, u32(1, dataOffset)),
   );
   const minf = box('minf', fullBox('smhd', 0, u32(0)), box('dinf', fullBox('dref', 0, u32(1), fullBox('url ', 1))), stbl);
@@ -51,10 +69,10 @@ function chunkMoov(table: SampleTable, first: number, stop: number, dataOffset: 
   return box('moov', mvhd, box('trak', tkhd, mdia));
 }
 
-const FTYP = box('ftyp', Buffer.from('M4A ', 'latin1'), u32(0), Buffer.from('M4A isommp42', 'latin1'));
+export const FTYP = box('ftyp', Buffer.from('M4A ', 'latin1'), u32(0), Buffer.from('M4A isommp42', 'latin1'));
 
 /** The last sample whose presentation starts at or before `seconds` (the first when none does). */
-function sampleAt(table: SampleTable, seconds: number): number {
+export function sampleAt(table: SampleTable, seconds: number): number {
   const target = (seconds - table.shiftSeconds) * table.timescale;
   let [low, high] = [0, table.sizes.length - 1];
   while (low < high) {

@@ -8,7 +8,7 @@ import { AudioSplitError, type AudioSplitter, copyRange, FileWindow, IO_BUFFER_B
 /** A `fmt ` chunk holds a few dozen bytes (WAVE_FORMAT_EXTENSIBLE: 40); a larger one is not a format. */
 const MAX_FMT_BYTES = 1024;
 
-interface WavLayout {
+export interface WavLayout {
   /** The whole `fmt ` chunk (header and body, padded to even), copied into every chunk. */
   fmtChunk: Buffer;
   byteRate: number;
@@ -23,7 +23,7 @@ interface WavLayout {
  * a `fmt ` larger than any format needs is skipped, a `data` size past the end (0xFFFFFFFF from a
  * recorder that streamed the file, or a lie) is cut to the bytes that are there.
  */
-async function readLayout(handle: FileHandle, size: number): Promise<WavLayout> {
+export async function readLayout(handle: FileHandle, size: number): Promise<WavLayout> {
   const window = new FileWindow(handle, size);
   const head = await window.at(0, 12);
   if (

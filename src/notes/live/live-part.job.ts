@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineJob } from '../../platform/jobs.ts';
+import { ProviderError } from '../../providers/provider-error.ts';
+import { findNote } from '../store/notes.repo.ts';
+import { type PartTranscriptionDeps, transcribePart } from './part-transcription.ts';
+import { findPart } from './parts.repo.ts';
+
+export const LIVE_PART_QUEUE = 'notes.live.part';
+
+/**
+ * Sent in the transaction that records a part: transcribes it now, while the visit goes on, so
+ * that `complete` finds only the last stretch left. Part n is sent with the end of part n-1, so it
+ * waits for part n-1 (whose arrival sends part n's job again when part n is already held). A part
+ * that fails here for good is left to the note's own transcription at `complete`, which sends any
+ * part still without a transcript and fails the note, naming the part, if it cannot.
+ */
+export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: number; concurrency: number }) {
+  return defineJob({
+    name: LIVE_PART_QUEUE,
+    payload: z.object({ noteId: z.uuid(), part: z.number().int().min(1) }),
+    queue: { retryLimit: 3, retryDelay: deps.retryDelaySeconds, retryBackoff: true, heartbeatSeconds: deps.heartbeatSeconds },
+    work: { batchSize: deps.concurrency },
+    async handle({ noteId, part: number }, { signal, logger }) {
+      // A provider that hears no audio (the sandbox) transcribes the whole note at completion.
+      if (!deps.limits) return;
+      const note = await findNote(noteId, deps.db);
+      if (!note || note.transcriptionStatus === 'completed') return;
+      const part = await findPart(noteId, number, deps.db);
+      if (!part || part.transcript) return;
+      const previous = number > 1 ? await findPart(noteId, number - 1, deps.db) : undefined;
+      // Waits for part n-1: its arrival sends this part's job again (live.service.ts).
+      if (number > 1 && !previous) return;
+      try {
+        await transcribePart(deps, note, part, previous, signal, logger);
+      } catch (error) {
+        if (!(error instanceof ProviderError) || error.retryable) throw error;
+        logger.warn({ noteId, part: number, code: error.code }, 'part not transcribed; left to completion');
+      }
+    },
+  });
+}

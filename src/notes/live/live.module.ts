@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { Config } from '../../platform/config.ts';
+import type { Db } from '../../platform/db/client.ts';
+import type { Idempotent } from '../../platform/db/idempotency.ts';
+import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
+import type { NoteStyle } from '../../providers/drafting/port.ts';
+import type { AudioStorage } from '../../providers/storage/port.ts';
+import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
+import type { LiveNotesTranscriber } from '../processing/transcribe.job.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
+import { captureIdleJob } from './capture-idle.job.ts';
+import { joinRecordingJob } from './join-recording.job.ts';
+import { type LiveService, liveService } from './live.service.ts';
+import { livePartJob } from './live-part.job.ts';
+import { type PartTranscriptionDeps, transcribeLiveNote } from './part-transcription.ts';
+import { clearPartTranscripts } from './parts.repo.ts';
+
+interface LiveDeps {
+  config: Config;
+  db: Db;
+  jobs: JobQueue;
+  storage: AudioStorage;
+  transcriber: TranscriptionProvider;
+}
+
+function partTranscription({ config, db, storage, transcriber }: LiveDeps): PartTranscriptionDeps {
+  return {
+    db,
+    storage,
+    transcriber,
+    limits: transcriber.requestLimits ?? null,
+    tempRoot: path.resolve(config.DATA_DIR, 'tmp', 'live'),
+    retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
+  };
+}
+
+/** How the note transcription job transcribes a live note: from its parts (processing/transcribe.job.ts). */
+export function liveNotesTranscriber(deps: LiveDeps): LiveNotesTranscriber {
+  const parts = partTranscription(deps);
+  return {
+    transcribe: (note, signal, logger) => transcribeLiveNote(parts, note, signal, logger),
+    transcribed: (noteId) => clearPartTranscripts(noteId, deps.db),
+  };
+}
+
+/** Registers the live capture's jobs and binds its service (wired by notes.module.ts). */
+export function createLiveCapture(
+  deps: LiveDeps & {
+    idempotent: Idempotent;
+    events: NoteEvents;
+    transcribe: JobDefinition<{ noteId: string }>;
+    defaultNoteStyle: NoteStyle;
+    clinicalAvailable: boolean;
+  },
+): LiveService {
+  const { config, db, jobs } = deps;
+  const parts = partTranscription(deps);
+  const partJob = jobs.register(
+    livePartJob({
+      ...parts,
+      heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+      concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+    }),
+  );
+  const joinJob = jobs.register(joinRecordingJob({ db, storage: deps.storage, tempRoot: parts.tempRoot }));
+  const idleJob = jobs.register(
+    captureIdleJob({ db, jobs, events: deps.events, idleSeconds: config.LIVE_CAPTURE_IDLE_SECONDS, transcribe: deps.transcribe, joinJob }),
+  );
+  return liveService({
+    db,
+    idempotent: deps.idempotent,
+    jobs,
+    storage: deps.storage,
+    transcribe: deps.transcribe,
+    partJob,
+    idleJob,
+    joinJob,
+    idleSeconds: config.LIVE_CAPTURE_IDLE_SECONDS,
+    maxSeconds: config.AUDIO_MAX_SECONDS,
+    maxBytes: config.AUDIO_MAX_BYTES,
+    defaultNoteStyle: deps.defaultNoteStyle,
+    clinicalAvailable: deps.clinicalAvailable,
+  });
+}

@@ -1,0 +1,239 @@
+// Transcription of a live note part by part, reusing long audio's overlap and stitch
+// (docs/notes-live.md): each part is sent with the last TRANSCRIPTION_CHUNK_OVERLAP_SECONDS of the
+// part before it joined in front (same format and stream parameters: a packet copy, no
+// re-encoding), so a word cut at the boundary is whole in one request; at the end the parts'
+// transcripts are stitched exactly as the overlapping chunks of a long upload are. A part whose
+// predecessor is in another format (or other stream parameters) is sent alone: that boundary has
+// no overlap, and its transcripts are simply put one after the other.
+
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Db } from '../../platform/db/client.ts';
+import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { ProviderError } from '../../providers/provider-error.ts';
+import type { AudioStorage } from '../../providers/storage/port.ts';
+import { AudioJoinMismatch, joinAudio } from '../../providers/transcription/chunks/join.ts';
+import { type ChunkRange, clock, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
+import { joinTexts, segmentsText, stitch } from '../../providers/transcription/chunks/stitch.ts';
+import {
+  AUDIO_CONTENT_TYPES,
+  type Transcript,
+  type TranscriptionProvider,
+  type TranscriptSegment,
+} from '../../providers/transcription/port.ts';
+import { transcribeWithRetries } from '../processing/chunked-transcription.ts';
+import type { NoteRow } from '../store/notes.repo.ts';
+import { type PartRow, partsOf, savePartTranscript } from './parts.repo.ts';
+
+export interface PartTranscriptionDeps {
+  db: Db;
+  storage: AudioStorage;
+  transcriber: TranscriptionProvider;
+  /** The server's request limits; null = a provider that hears no audio (the sandbox). */
+  limits: RequestLimits | null;
+  /** Parent of the per-request temporary directories. */
+  tempRoot: string;
+  retryDelaySeconds: number;
+}
+
+type Log = Pick<Logger, 'info' | 'warn'>;
+
+/** Where a part's request starts before the part: the seconds of the previous part sent with it. */
+const overlapOf = (deps: PartTranscriptionDeps) => deps.limits?.overlapSeconds ?? 0;
+
+/**
+ * Transcribes part `part.part` (with the end of `previous` in front when it can be joined) and
+ * stores its transcript, times relative to the part's start. `previous` undefined: part 1, or a
+ * part whose predecessor never came (an auto-closed capture).
+ */
+export async function transcribePart(
+  deps: PartTranscriptionDeps,
+  note: Pick<NoteRow, 'id' | 'name'>,
+  part: PartRow,
+  previous: PartRow | undefined,
+  signal: AbortSignal,
+  logger: Log,
+): Promise<StoredChunkTranscript> {
+  const dir = path.join(deps.tempRoot, `${note.id}-${part.part}-${process.pid}-${Date.now()}`);
+  await mkdir(dir, { recursive: true });
+  try {
+    const own = path.join(dir, `part.${part.format}`);
+    await copyStored(deps.storage, part.storageKey, own, signal);
+    let file = own;
+    let overlap = 0;
+    let duration = part.seconds;
+    if (previous && previous.format === part.format && overlapOf(deps) > 0) {
+      const before = path.join(dir, `previous.${previous.format}`);
+      await copyStored(deps.storage, previous.storageKey, before, signal);
+      const joined = path.join(dir, `joined.${part.format}`);
+      try {
+        const [tail, whole] = await joinAudio(
+          part.format,
+          [
+            { path: before, start: Math.max(0, previous.seconds - overlapOf(deps)), end: Number.POSITIVE_INFINITY },
+            { path: own, start: 0, end: Number.POSITIVE_INFINITY },
+          ],
+          joined,
+        );
+        file = joined;
+        overlap = tail!.durationSeconds;
+        duration = tail!.durationSeconds + whole!.durationSeconds;
+      } catch (error) {
+        // Other stream parameters (or a layout this service does not join): no overlap at this boundary.
+        if (!(error instanceof AudioJoinMismatch)) throw unreadable(error, part);
+        logger.info({ noteId: note.id, part: part.part, reason: (error as Error).message }, 'part sent without overlap');
+      }
+    }
+    const transcript = await transcribeWithRetries(
+      deps,
+      {
+        openAudio: () => createReadStream(file),
+        audioFile: file,
+        fileName: `${note.id}-part-${part.part}.${part.format}`,
+        format: part.format,
+        contentType: AUDIO_CONTENT_TYPES[part.format],
+        sizeBytes: (await stat(file)).size,
+        durationSeconds: duration,
+        sha256: part.sha256,
+        sandbox: { patientName: note.name },
+      },
+      signal,
+      logger,
+      { noteId: note.id, part: part.part },
+    );
+    const stored: StoredChunkTranscript = {
+      offsetSeconds: -overlap,
+      text: transcript.text,
+      language: transcript.language,
+      segments: transcript.segments,
+      model: transcript.model,
+    };
+    await savePartTranscript(note.id, part.part, stored, overlap, deps.db);
+    return stored;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The whole transcript of a closed live note: the parts not transcribed yet are sent now (a few at
+ * a time, as long audio's chunks), then every part's transcript is placed at its part's start in
+ * the recording (the held parts joined in order) and stitched.
+ */
+export async function transcribeLiveNote(
+  deps: PartTranscriptionDeps,
+  note: NoteRow,
+  signal: AbortSignal,
+  logger: Log,
+): Promise<Transcript> {
+  const parts = await partsOf(note.id, deps.db);
+  if (parts.length === 0) throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', 'The live note has no parts', { retryable: false });
+  const starts = cumulativeStarts(parts);
+  if (!deps.limits) {
+    // A provider that hears no audio (the sandbox) writes one consultation for the whole recording.
+    const first = parts[0]!;
+    return deps.transcriber.transcribe(
+      {
+        openAudio: () => deps.storage.open(first.storageKey),
+        fileName: `${note.id}.${first.format}`,
+        format: first.format,
+        contentType: AUDIO_CONTENT_TYPES[first.format],
+        sizeBytes: note.audioBytes,
+        durationSeconds: note.audioDurationSeconds,
+        sha256: first.sha256,
+        sandbox: { patientName: note.name },
+      },
+      signal,
+    );
+  }
+  const missing = parts.filter((part) => !part.transcript);
+  logger.info({ noteId: note.id, parts: parts.length, missing: missing.length }, 'transcribing live note');
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  let failure: unknown;
+  const queue = [...missing];
+  const worker = async () => {
+    for (let part = queue.shift(); part && !both.aborted; part = queue.shift()) {
+      const index = parts.indexOf(part);
+      const previous = index > 0 && parts[index - 1]!.part === part.part - 1 ? parts[index - 1] : undefined;
+      try {
+        part.transcript = await transcribePart(deps, note, part, previous, both, logger);
+        part.overlapSeconds = -part.transcript.offsetSeconds;
+      } catch (error) {
+        failure ??= describePartFailure(error, part, starts[index]!);
+        stop.abort();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.limits.concurrency, missing.length) }, worker));
+  if (failure) throw failure;
+  signal.throwIfAborted();
+  return {
+    ...stitchParts(parts, starts),
+    durationSeconds: note.audioDurationSeconds,
+    provider: deps.transcriber.name,
+    model: parts.find((part) => part.transcript?.model)?.transcript?.model ?? null,
+  };
+}
+
+/** Where each held part starts in the recording: the parts before it joined in order. */
+function cumulativeStarts(parts: PartRow[]): number[] {
+  let at = 0;
+  return parts.map((part) => {
+    const start = at;
+    at += part.seconds;
+    return start;
+  });
+}
+
+/**
+ * The parts' transcripts as one: a run of parts each sent with its predecessor's end is stitched as
+ * long audio's overlapping chunks are (chunk = [part start − overlap, part end]); runs are put one
+ * after the other where a part was sent without overlap.
+ */
+export function stitchParts(parts: PartRow[], starts: number[]): { text: string; language: string | null; segments: TranscriptSegment[] } {
+  const runs: { ranges: ChunkRange[]; transcripts: StoredChunkTranscript[] }[] = [];
+  for (const [i, part] of parts.entries()) {
+    const overlap = part.overlapSeconds ?? 0;
+    if (i === 0 || overlap <= 0) runs.push({ ranges: [], transcripts: [] });
+    const run = runs.at(-1)!;
+    const start = starts[i]!;
+    run.ranges.push({ index: run.ranges.length, start: start - overlap, end: start + part.seconds });
+    run.transcripts.push({ ...part.transcript!, offsetSeconds: start + part.transcript!.offsetSeconds });
+  }
+  const stitched = runs.map((run) => stitch(run.ranges, run.transcripts));
+  const language = stitched.find((one) => one.language)?.language ?? null;
+  const timed = stitched.every((one) => one.segments.length > 0 || one.text.trim() === '');
+  if (!timed) return { text: joinTexts(stitched.map((one) => one.text)), language, segments: [] };
+  const segments = stitched.flatMap((one) => one.segments);
+  return { text: segmentsText(segments), language, segments };
+}
+
+function describePartFailure(error: unknown, part: PartRow, start: number): unknown {
+  if (!(error instanceof ProviderError)) return error;
+  const where = `Part ${part.part} (${clock(start)}-${clock(start + part.seconds)} of the recording)`;
+  return new ProviderError(error.code, `${where}: ${error.message}`, { retryable: error.retryable, cause: error });
+}
+
+function unreadable(error: unknown, part: PartRow): ProviderError {
+  if (error instanceof ProviderError) return error;
+  return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read part ${part.part}: ${(error as Error).message}`, {
+    retryable: false,
+    cause: error,
+  });
+}
+
+async function copyStored(storage: AudioStorage, key: string, target: string, signal: AbortSignal): Promise<void> {
+  try {
+    await pipeline(storage.open(key), createWriteStream(target), { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the stored part: ${(error as Error).message}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../../platform/db/client.ts';
+import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
+import { noteParts, notes, type StoredChunkTranscript } from '../../platform/db/schema/index.ts';
+import type { NoteRow } from '../store/notes.repo.ts';
+
+export type PartRow = typeof noteParts.$inferSelect;
+export type NewPart = typeof noteParts.$inferInsert;
+
+/** The note, its row locked until the transaction ends: parts, completion and idle close of one note take turns. */
+export async function lockNote(id: string, tx: Db): Promise<NoteRow | undefined> {
+  const [row] = await tx.select().from(notes).where(eq(notes.id, id)).for('update');
+  return row;
+}
+
+export async function findPart(noteId: string, part: number, db: Db): Promise<PartRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(noteParts)
+    .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part)));
+  return row;
+}
+
+/** The note's parts in part order. */
+export async function partsOf(noteId: string, db: Db): Promise<PartRow[]> {
+  return db.select().from(noteParts).where(eq(noteParts.noteId, noteId)).orderBy(asc(noteParts.part));
+}
+
+export async function partNumbersOf(noteId: string, db: Db): Promise<number[]> {
+  const rows = await db.select({ part: noteParts.part }).from(noteParts).where(eq(noteParts.noteId, noteId)).orderBy(asc(noteParts.part));
+  return rows.map((row) => row.part);
+}
+
+/** Records a part and adds it to its note's totals (bytes and seconds: limits, quota) and idle clock. */
+export async function insertPart(part: NewPart, tx: Db): Promise<PartRow> {
+  const [row] = await tx.insert(noteParts).values(part).returning();
+  if (!row) throw new Error('insert returned no row');
+  await tx
+    .update(notes)
+    .set({
+      audioBytes: sql`${notes.audioBytes} + ${part.bytes}`,
+      audioDurationSeconds: sql`${notes.audioDurationSeconds} + ${part.seconds}`,
+      captureParts: sql`${notes.captureParts} + 1`,
+      captureTouchedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(notes.id, part.noteId));
+  return row;
+}
+
+/** open → closed (or auto_closed); false when the capture was not open. */
+export async function closeCapture(noteId: string, state: 'closed' | 'auto_closed', tx: Db): Promise<boolean> {
+  const rows = await tx
+    .update(notes)
+    .set({ captureState: state, updatedAt: sql`now()` })
+    .where(and(eq(notes.id, noteId), eq(notes.captureState, 'open')))
+    .returning({ id: notes.id });
+  return rows.length > 0;
+}
+
+export async function savePartTranscript(
+  noteId: string,
+  part: number,
+  transcript: StoredChunkTranscript,
+  overlapSeconds: number,
+  db: Db,
+): Promise<void> {
+  // Not once the note completed: a part's job that finishes after the note's own job (which sent
+  // the part too) must not leave a transcript behind the cleanup.
+  await db
+    .update(noteParts)
+    .set({ transcript, overlapSeconds })
+    .where(
+      and(
+        eq(noteParts.noteId, noteId),
+        eq(noteParts.part, part),
+        sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.transcriptionStatus} <> 'completed')`,
+      ),
+    );
+}
+
+/** Once the note's transcript is stored, its parts' transcripts are redundant (the parts stay). */
+export async function clearPartTranscripts(noteId: string, db: Db): Promise<void> {
+  await db.update(noteParts).set({ transcript: null, overlapSeconds: null }).where(eq(noteParts.noteId, noteId));
+}
+
+/** The joined recording of a closed live note becomes the note's audio (as an upload's is). */
+export async function setJoinedRecording(
+  noteId: string,
+  recording: { key: string; format: NoteRow['audioFormat']; bytes: number; sha256: string },
+  db: Db,
+): Promise<boolean> {
+  const rows = await db
+    .update(notes)
+    .set({ audioKey: recording.key, audioFormat: recording.format, audioBytes: recording.bytes, audioSha256: recording.sha256 })
+    .where(and(eq(notes.id, noteId), eq(notes.audioKey, '')))
+    .returning({ id: notes.id });
+  return rows.length > 0;
+}

@@ -1,0 +1,70 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../platform/errors.ts';
+
+/** A part's bytes as received: in a local temporary file (flushed to disk), hashed and counted. */
+export interface ReceivedPart {
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** The first bytes, for sniffing the format. */
+  head: Buffer;
+}
+
+const HEAD_BYTES = 64;
+
+/**
+ * The content-type parser of `PUT /notes/{id}/parts/{n}`, for any Content-Type: streams the raw
+ * body to a temporary file while hashing and counting it (memory stays bounded whatever the size)
+ * and refuses a body over `maxBytes` as soon as it passes it — at once when Content-Length says so,
+ * else when the byte that passes arrives. The file is flushed (fsync) before the parser returns, so
+ * a part is on disk before the answer that acknowledges it. On any failure the file is removed.
+ * Fastify answers a parser's error with `Connection: close`: the rest of the body is not read.
+ */
+export function partParser(tmpDir: string, maxBytes: number) {
+  return async (request: FastifyRequest, payload: Readable): Promise<ReceivedPart> => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) throw partTooLarge(declared, maxBytes);
+    await mkdir(tmpDir, { recursive: true });
+    const file = path.join(tmpDir, `${randomUUID()}.part`);
+    const hash = createHash('sha256');
+    const head: Buffer[] = [];
+    let headLength = 0;
+    let bytes = 0;
+    try {
+      await pipeline(
+        payload,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            bytes += chunk.length;
+            if (bytes > maxBytes) throw partTooLarge(bytes, maxBytes);
+            hash.update(chunk);
+            if (headLength < HEAD_BYTES) {
+              head.push(chunk.subarray(0, HEAD_BYTES - headLength));
+              headLength += Math.min(chunk.length, HEAD_BYTES - headLength);
+            }
+            yield chunk;
+          }
+        },
+        createWriteStream(file, { flush: true }),
+      );
+      return { path: file, bytes, sha256: hash.digest('hex'), head: Buffer.concat(head) };
+    } catch (error) {
+      await rm(file, { force: true });
+      throw error;
+    }
+  };
+}
+
+export function partTooLarge(fileSize: number, maxSize: number): AppError {
+  return new AppError('AUDIO_TOO_LARGE', `A part may hold at most ${maxSize} bytes`, {
+    file_size: fileSize,
+    max_size: maxSize,
+    max_size_mb: Math.round(maxSize / 1_048_576),
+  });
+}
