@@ -16,7 +16,12 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** A made-up (sandbox) transcript: the export opens with SIMULATED_BANNER. */
+  simulated?: boolean;
 }
+
+/** The first line of every export of a simulated note, above the header, in both formats. */
+export const SIMULATED_BANNER = 'SIMULADO — transcrição de teste';
 
 // The notes are written in Portuguese, so the header a vet reads is too.
 const GENDER_LABELS: Record<ExportDocument['patient']['gender'], string> = {
@@ -61,6 +66,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}nenhuma fala da transcrição citada; frase retirada da nota.`;
       case 'invalid_citation':
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
+      case 'simulated_transcript':
+        return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':
         return '- O modelo de redação não estava disponível: nota no estilo literal (frases da transcrição sob as seções).';
       default:
@@ -87,5 +94,6 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     sections: ordered.map((section) => ({ title: section.title, content: section.content })),
     style: note.noteStyle,
     reviewFlags: note.reviewFlags as ReviewFlag[],
+    simulated: note.simulated,
   };
 }

@@ -16,7 +16,7 @@ import { transcribeNoteAudio } from './chunked-transcription.ts';
 import { deleteChunks } from './chunks.repo.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
-import { writeSections } from './write-sections.ts';
+import { markedSimulated, writeSections } from './write-sections.ts';
 
 export interface ProcessingDeps {
   db: Db;
@@ -91,12 +91,14 @@ export function transcribeJob(deps: ProcessingDeps) {
         });
         transcriptionDuration.observe({ provider, outcome: 'ok' }, secondsSince(transcribing));
         const sectioning = performance.now();
-        const written = await writeSections(
+        const sectioned = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
         );
+        // Stored at completion: a note a real provider transcribed is never marked.
+        const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
         // The code and a fixed description only: never the transcript, the draft or the server's words.
         if (written.fallback)

@@ -15,6 +15,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     external_id: note.externalId,
     metadata: note.metadata,
     note_style: note.noteStyle,
+    simulated: note.simulated,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],

@@ -23,8 +23,11 @@ export const ReviewFlagSchema = z
     section: z
       .enum(SECTION_LABELS)
       .nullable()
-      .meta({ description: 'Label of the section the sentence was drafted for; null for the drafting_* reasons' }),
-    sentence: z.string().nullable().meta({ description: 'The drafted sentence, word for word; null for the drafting_* reasons' }),
+      .meta({ description: 'Label of the section the sentence was drafted for; null for the drafting_* and simulated_transcript reasons' }),
+    sentence: z
+      .string()
+      .nullable()
+      .meta({ description: 'The drafted sentence, word for word; null for the drafting_* and simulated_transcript reasons' }),
     reason: z.enum(REVIEW_REASONS).meta({
       description:
         '`ungrounded`: the sentence states a number, dose, unit, frequency, duration, drug or side (direito/esquerdo) ' +
@@ -33,7 +36,9 @@ export const ReviewFlagSchema = z
         '`invalid_citation`: the sentence cites a line that does not exist (`token`); the draft is then not used. ' +
         '`drafting_unavailable`: the drafting server could not be reached (after retries) or is not configured; ' +
         '`drafting_invalid`: its answer was unusable (not JSON, unknown label, citation out of range, nothing grounded). ' +
-        'With a drafting_* flag the note was written `verbatim`.',
+        'With a drafting_* flag the note was written `verbatim`. ' +
+        '`simulated_transcript`: the transcript was made up by the sandbox provider, not recognised from the audio ' +
+        '(see the note\'s `simulated`); nothing in the note comes from the consultation.',
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
   })
@@ -72,6 +77,13 @@ export const NoteSchema = z
     external_id: z.string().nullable(),
     metadata: z.array(z.object({ key: z.string(), value: z.string() })),
     note_style: NoteStyleSchema,
+    simulated: z.boolean().meta({
+      description:
+        'true when the note was written from a simulated transcript: the `sandbox` transcription provider (the default ' +
+        'when no transcription server is configured) does not recognise speech, it makes up a plausible consultation ' +
+        'from the audio\'s hash. Such a note also has a `simulated_transcript` review flag, and its exports and webhooks ' +
+        'say so. false for notes a real provider transcribed, and while a note waits.',
+    }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)

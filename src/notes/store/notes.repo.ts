@@ -16,6 +16,8 @@ export interface WrittenContent {
   style: NoteStyle;
   sections: WrittenSection[];
   reviewFlags: ReviewFlag[];
+  /** The transcript was made up (sandbox), not recognised: stored as the note's `simulated`. */
+  simulated?: boolean;
 }
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
@@ -104,6 +106,7 @@ export async function markNoteCompleted(id: string, transcript: StoredTranscript
       transcript,
       noteStyle: written.style,
       reviewFlags: written.reviewFlags,
+      simulated: written.simulated === true,
       failure: null,
       completedAt: sql`now()`,
       updatedAt: sql`now()`,

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
+import { bigint, boolean, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 export type TranscriptionStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -37,6 +37,11 @@ export const notes = pgTable(
       .default('verbatim'),
     /** What the veterinarian must review before signing (src/providers/drafting/port.ts ReviewFlag). */
     reviewFlags: jsonb('review_flags').$type<StoredReviewFlag[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * True when the transcript was made up by the sandbox provider, not recognised from the audio:
+     * set when the note completes, shown on the note, its webhooks and exports.
+     */
+    simulated: boolean('simulated').notNull().default(false),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
