@@ -260,6 +260,7 @@ describe('the OpenAPI document', () => {
       'invalid_citation',
       'drafting_unavailable',
       'drafting_invalid',
+      'simulated_transcript',
     ]);
     expect(schemas.NoteStyle.enum).toEqual(['verbatim', 'clinical']);
     expect(text).toContain('"evidence"');
