@@ -32,7 +32,9 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
           'Query `section_id` (UUID). Every update advances `updated_at`; previous versions are kept internally. ' +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
-        querystring: z.object({ section_id: z.string().optional() }),
+        querystring: z.object({
+          section_id: z.string().meta({ description: 'The section to update: a UUID from the note (anything else → 400 `INVALID_SECTION_ID`)' }),
+        }),
         body: SectionEditBody,
         response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },
       },
@@ -44,6 +46,6 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         }
       },
     },
-    async (request) => sections.edit(notesCallerOf(request), (request.query.section_id ?? '').toLowerCase(), request.body),
+    async (request) => sections.edit(notesCallerOf(request), request.query.section_id.toLowerCase(), request.body),
   );
 }
