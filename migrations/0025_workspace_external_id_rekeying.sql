@@ -1,0 +1,1 @@
+ALTER TABLE "workspaces" ADD COLUMN "external_id_rekeying" text DEFAULT 'replace' NOT NULL;
