@@ -38,11 +38,7 @@ export interface CredentialsOutput {
  * written to a file only this user can read (0600) in DATA_DIR, and only its path is logged.
  * Returns the file's path when one was written.
  */
-export async function handOverCredentials(
-  blocks: CredentialBlock[],
-  docsUrl: string,
-  output: CredentialsOutput,
-): Promise<string | null> {
+export async function handOverCredentials(blocks: CredentialBlock[], docsUrl: string, output: CredentialsOutput): Promise<string | null> {
   if (blocks.length === 0) return null;
   const text = `${formatCredentials(blocks, docsUrl)}\n`;
   if (output.isTTY) {
@@ -57,7 +53,10 @@ export async function handOverCredentials(
     await rm(file, { force: true });
     await writeFile(file, text, { flag: 'wx', mode: 0o600 });
     await chmod(file, 0o600);
-    output.logger.warn({ credentials_file: file }, 'first-run credentials written to a file only this user can read (stdout is not a terminal)');
+    output.logger.warn(
+      { credentials_file: file },
+      'first-run credentials written to a file only this user can read (stdout is not a terminal)',
+    );
     return file;
   } catch (error) {
     // Without the file the secrets are lost, never logged: new ones come from the CLI.

@@ -59,7 +59,10 @@ describe('re-keying a contact matched by phone or document (external_id_rekeying
       warnings: ['external_id_replaced'],
     });
     const audit = await lastAudit(mother.id);
-    expect(audit).toMatchObject({ warnings: ['external_id_replaced'], changes: { external_id: { before: 'erp-mae', after: 'erp-filho' } } });
+    expect(audit).toMatchObject({
+      warnings: ['external_id_replaced'],
+      changes: { external_id: { before: 'erp-mae', after: 'erp-filho' } },
+    });
 
     // By document too; and no warning where nothing is replaced: a first external_id, or the same one.
     const byDocument = (await ws.put({ external_id: 'erp-doc-1', document: '111.222.333-44', name: 'Ana', phone: landline() })).json();

@@ -45,7 +45,9 @@ describe('GET /notes/{id}/export', () => {
     expect(response.headers).toHaveProperty('x-ratelimit-limit-minute');
     const text = response.rawPayload.toString('utf8');
     // A sandbox note: the export opens by saying so, and its "Revisar" block repeats why.
-    expect(text.startsWith(`SIMULADO — transcrição de teste\n\nPaciente: Tóbi\nSexo: Macho\nData: ${day}\nID externo: PAC-7\n\n`)).toBe(true);
+    expect(text.startsWith(`SIMULADO — transcrição de teste\n\nPaciente: Tóbi\nSexo: Macho\nData: ${day}\nID externo: PAC-7\n\n`)).toBe(
+      true,
+    );
     expect(text).toContain('Revisar\n-------\n- Transcrição simulada (provedor sandbox)');
     expectInOrder(
       text,

@@ -108,7 +108,11 @@ describe('POST /notes from generated clients', () => {
       ['audio', audio(), 'a.mp3'],
     ]);
     expect(response.statusCode, response.body).toBe(201);
-    const note = await app.inject({ method: 'GET', url: `/notes/v1/notes/${response.json().data.id}`, headers: { 'x-api-key': clinic.viewer } });
+    const note = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/notes/${response.json().data.id}`,
+      headers: { 'x-api-key': clinic.viewer },
+    });
     expect(note.json().data).toMatchObject({ name: 'Bidu', external_id: 'GEN-1' });
   });
 

@@ -107,7 +107,12 @@ describe('handOverCredentials', () => {
     const printed: string[] = [];
     const { entries, logger } = recorder();
     const target = path.join(dir, 'tty');
-    const file = await handOverCredentials(blocks, 'http://x/docs', { isTTY: true, write: (text) => printed.push(text), dataDir: target, logger });
+    const file = await handOverCredentials(blocks, 'http://x/docs', {
+      isTTY: true,
+      write: (text) => printed.push(text),
+      dataDir: target,
+      logger,
+    });
     expect(file).toBeNull();
     expect(printed.join('')).toContain('administrator key  vnk_secret');
     expect(existsSync(target)).toBe(false);
@@ -129,7 +134,12 @@ describe('handOverCredentials', () => {
     writeFileSync(blocked, '');
     const { entries, logger } = recorder();
     const printed: string[] = [];
-    const file = await handOverCredentials(blocks, 'http://x/docs', { isTTY: false, write: (text) => printed.push(text), dataDir: blocked, logger });
+    const file = await handOverCredentials(blocks, 'http://x/docs', {
+      isTTY: false,
+      write: (text) => printed.push(text),
+      dataDir: blocked,
+      logger,
+    });
     expect(file).toBeNull();
     expect(printed).toEqual([]);
     expect(entries.map((entry) => entry.level)).toEqual(['error']);

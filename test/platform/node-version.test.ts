@@ -18,7 +18,10 @@ const reason = oldVersion === null ? `no ${OLD_NODE} on this machine` : `${OLD_N
 
 async function attempt(file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   try {
-    const { stdout, stderr } = await run(file, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+    const { stdout, stderr } = await run(file, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

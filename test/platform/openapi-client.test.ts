@@ -51,7 +51,17 @@ type Answer<Op, S extends number> = Op extends { responses: { [K in S]: { conten
 async function typeCheck(file: string, source: string): Promise<string[]> {
   writeFileSync(path.join(dir, file), `${HELPERS}\n${source}`);
   // --ignoreConfig: the files live under the project, whose tsconfig.json is not theirs.
-  const args = ['--ignoreConfig', '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--allowImportingTsExtensions', path.join(dir, file)];
+  const args = [
+    '--ignoreConfig',
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--allowImportingTsExtensions',
+    path.join(dir, file),
+  ];
   try {
     await run(tsc, args, { cwd: dir });
     return [];
@@ -232,7 +242,11 @@ describe('a client built with openapi-typescript and openapi-fetch from the serv
       upsertContact(baseUrl: string, token: string, workspaceId: string): Promise<{ status: number; action: string; id: string }>;
     };
 
-    const note = await client.uploadNote(baseUrl, clinic.editor, new Blob([new Uint8Array(fixture('consultation.mp3'))], { type: 'audio/mpeg' }));
+    const note = await client.uploadNote(
+      baseUrl,
+      clinic.editor,
+      new Blob([new Uint8Array(fixture('consultation.mp3'))], { type: 'audio/mpeg' }),
+    );
     expect(note).toMatchObject({ name: 'Thor', external_id: 'PAC-1', transcription_status: 'completed' });
     const section = note.note_sections![0]!;
     const edited = await client.editFirstSection(baseUrl, clinic.editor, section.id);

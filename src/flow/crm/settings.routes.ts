@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { CONTACT_SYNC_POLICIES, EXTERNAL_ID_REKEYING } from '../../platform/db/schema/index.ts';
-import type { WorkspaceRow } from '../workspaces/workspaces.repo.ts';
 import { errorResponses, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { WorkspaceParams } from '../http/params.ts';
 import { sessionCaller } from '../request-context.ts';
+import type { WorkspaceRow } from '../workspaces/workspaces.repo.ts';
 import type { SettingsService } from './settings.service.ts';
 
 const SurveyConfig = z.object({ enabled: z.boolean(), survey_stage_id: UuidSchema.nullable() }).meta({ id: 'SurveyConfig' });

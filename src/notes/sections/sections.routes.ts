@@ -33,7 +33,9 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
         querystring: z.object({
-          section_id: z.string().meta({ description: 'The section to update: a UUID from the note (anything else → 400 `INVALID_SECTION_ID`)' }),
+          section_id: z
+            .string()
+            .meta({ description: 'The section to update: a UUID from the note (anything else → 400 `INVALID_SECTION_ID`)' }),
         }),
         body: SectionEditBody,
         response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 422, 429) },

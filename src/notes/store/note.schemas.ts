@@ -38,7 +38,7 @@ export const ReviewFlagSchema = z
         '`drafting_invalid`: its answer was unusable (not JSON, unknown label, citation out of range, nothing grounded). ' +
         'With a drafting_* flag the note was written `verbatim`. ' +
         '`simulated_transcript`: the transcript was made up by the sandbox provider, not recognised from the audio ' +
-        '(see the note\'s `simulated`); nothing in the note comes from the consultation.',
+        "(see the note's `simulated`); nothing in the note comes from the consultation.",
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
   })
@@ -81,7 +81,7 @@ export const NoteSchema = z
       description:
         'true when the note was written from a simulated transcript: the `sandbox` transcription provider (the default ' +
         'when no transcription server is configured) does not recognise speech, it makes up a plausible consultation ' +
-        'from the audio\'s hash. Such a note also has a `simulated_transcript` review flag, and its exports and webhooks ' +
+        "from the audio's hash. Such a note also has a `simulated_transcript` review flag, and its exports and webhooks " +
         'say so. false for notes a real provider transcribed, and while a note waits.',
     }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),

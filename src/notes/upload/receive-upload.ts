@@ -117,7 +117,10 @@ async function textOf(stream: AsyncIterable<Buffer>): Promise<string> {
   for await (const chunk of stream) {
     bytes += chunk.length;
     if (bytes > FIELD_BYTES) {
-      throw new AppError('VALIDATION_ERROR', `The metadata part exceeds ${FIELD_BYTES / 1024} KiB`, { field: 'metadata', reason: 'too large' });
+      throw new AppError('VALIDATION_ERROR', `The metadata part exceeds ${FIELD_BYTES / 1024} KiB`, {
+        field: 'metadata',
+        reason: 'too large',
+      });
     }
     chunks.push(chunk);
   }

@@ -40,7 +40,10 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
         openapiBody: {
           contentType: 'multipart/form-data',
           schema: UploadBody,
-          encoding: { audio: { contentType: 'audio/mpeg, audio/wav, audio/mp4, audio/aac, application/octet-stream' }, metadata: { contentType: 'application/json' } },
+          encoding: {
+            audio: { contentType: 'audio/mpeg, audio/wav, audio/mp4, audio/aac, application/octet-stream' },
+            metadata: { contentType: 'application/json' },
+          },
         },
       },
       schema: {
