@@ -24,4 +24,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # SIGTERM reaches node directly (exec form): in-flight requests finish, workers stop, pool closes.
-CMD ["node", "src/main.ts"]
+# src/start.mjs checks the Node.js version, then loads src/main.ts in the same process.
+CMD ["node", "src/start.mjs"]

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
-import { ensureDemoWorkspace, formatDemoLogin } from './flow/demo-workspace.ts';
-import { ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
+import { demoLoginCredentials, ensureDemoWorkspace } from './flow/demo-workspace.ts';
+import { demoClinicCredentials, ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { type CredentialBlock, handOverCredentials } from './platform/first-run-credentials.ts';
 import { createLogger } from './platform/logger.ts';
 import { releaseMemoryWhenIdle } from './platform/memory-release.ts';
 import { handleEscapedErrors } from './platform/process-errors.ts';
@@ -12,6 +13,12 @@ import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
 import { VERSION } from './platform/version.ts';
 
 // read config → buildApp → listen → start workers; SIGTERM/SIGINT close everything in order.
+
+// The sandbox makes notes up; whoever reads the log learns so, and how to get real transcripts.
+const SANDBOX_NOTICE =
+  'transcription: sandbox: notes are simulated consultations (marked `simulated`), not transcripts of the audio; ' +
+  'for real transcripts set TRANSCRIPTION_PROVIDER=openai and TRANSCRIPTION_BASE_URL (and TRANSCRIPTION_API_KEY, ' +
+  'TRANSCRIPTION_MODEL) to an OpenAI-compatible speech-to-text server (docs/providers.md)';
 
 let config: Config;
 try {
@@ -55,37 +62,37 @@ try {
     void grace.close();
   });
 
-  // First start on an empty database: demo data whose secrets are printed once, after start-up.
+  // First start on an empty database: demo data whose secrets are handed over once, after listening.
   const demoClinic = await ensureDemoClinic(app.vetflow.database.db);
   const demoLogin = await ensureDemoWorkspace(config.PASSWORD_SCRYPT_LOG_N, app.vetflow.database.db);
 
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();
+  // Shown once, on the very first start: on the terminal, or in a 0600 file whose path is logged;
+  // never through the (persisted) logs. Before "vetflow started", so the file exists once it is said.
+  const credentials: CredentialBlock[] = [
+    ...(demoClinic ? [demoClinicCredentials(demoClinic, config.PUBLIC_BASE_URL)] : []),
+    ...(demoLogin ? [demoLoginCredentials(demoLogin, config.PUBLIC_BASE_URL)] : []),
+  ];
+  await handOverCredentials(credentials, `${config.PUBLIC_BASE_URL}/docs`, {
+    isTTY: process.stdout.isTTY === true,
+    write: (text) => process.stdout.write(text),
+    dataDir: config.DATA_DIR,
+    logger,
+  });
   logger.info(
     {
       role: config.ROLE,
       database: app.vetflow.database.kind,
+      transcription: config.TRANSCRIPTION_PROVIDER,
       docs: config.ROLE === 'worker' ? undefined : `${config.PUBLIC_BASE_URL}/docs`,
     },
     'vetflow started',
   );
+  if (config.TRANSCRIPTION_PROVIDER === 'sandbox') logger.warn(SANDBOX_NOTICE);
   // What start-up, then each burst of load, made V8 grow goes back to the system once the server
   // is quiet again (docs/operations.md): the first check a second after start-up.
   releaseMemoryWhenIdle(app.server, { intervalMs: 1_000, quietRequests: 2, quietIntervals: 5, grownBytes: 32 * 2 ** 20 });
-  // Shown once, on the very first start, straight to stdout: never through the (persisted) logs.
-  if (demoClinic) {
-    process.stdout.write(
-      [
-        '',
-        '  vetflow demo data (shown only this once; store it now):',
-        `    Notes API administrator key: ${demoClinic.adminKey}   (X-API-KEY header, clinic ${demoClinic.clinicId})`,
-        `    API reference: ${config.PUBLIC_BASE_URL}/docs`,
-        '',
-        '',
-      ].join('\n'),
-    );
-  }
-  if (demoLogin) process.stdout.write(`${formatDemoLogin(demoLogin, config.PUBLIC_BASE_URL)}\n`);
 } catch (error) {
   if (shuttingDown) {
     // closeWithGrace is closing the app and exits when done.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { claimSetting, stampedValue, updateSetting } from '../platform/db/app-settings.repo.ts';
 import type { Db } from '../platform/db/client.ts';
+import type { CredentialBlock } from '../platform/first-run-credentials.ts';
 import { OPERATOR } from './callers.ts';
 import { anyWorkspaceExists } from './workspaces/workspaces.repo.ts';
 import { workspacesService } from './workspaces/workspaces.service.ts';
@@ -38,15 +39,15 @@ export async function ensureDemoWorkspace(passwordLogN: number, db: Db): Promise
   });
 }
 
-/** The short block main.ts prints to stdout (never through the logger) the one time a demo is made. */
-export function formatDemoLogin(login: DemoLogin, publicBaseUrl: string): string {
-  return [
-    '',
-    'CRM demo workspace created. Its administrator login is shown this once:',
-    `  workspace  ${login.workspaceName} (${login.workspaceId})`,
-    `  email      ${login.email}`,
-    `  password   ${login.password}`,
-    `  log in     POST ${publicBaseUrl}/flow/v1/api/auth/login`,
-    '',
-  ].join('\n');
+/** The demo login in the first-run credentials (platform/first-run-credentials.ts), never through the logger. */
+export function demoLoginCredentials(login: DemoLogin, publicBaseUrl: string): CredentialBlock {
+  return {
+    title: `CRM API (${publicBaseUrl}/flow/v1): demo workspace administrator`,
+    fields: [
+      { label: 'workspace', value: `${login.workspaceName} (${login.workspaceId})` },
+      { label: 'email', value: login.email },
+      { label: 'password', value: login.password },
+      { label: 'log in', value: `POST ${publicBaseUrl}/flow/v1/api/auth/login` },
+    ],
+  };
 }

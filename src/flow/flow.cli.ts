@@ -54,16 +54,26 @@ const workspaceCreate: CliCommand = {
 
 const workspaceUpdate: CliCommand = {
   name: 'workspace update',
-  options: { workspace: text, billing: text, 'sync-policy': text },
+  options: { workspace: text, billing: text, 'sync-policy': text, 'external-id-rekeying': text },
   async run({ config, database }: CliContext, values) {
     const workspaceId = uuidFlag(values, 'workspace');
     const billingStatus = choiceFlag(values, 'billing', ['active', 'suspended'] as const);
     const contactSyncPolicy = choiceFlag(values, 'sync-policy', ['flow', 'erp'] as const);
-    const changes = { ...(billingStatus ? { billingStatus } : {}), ...(contactSyncPolicy ? { contactSyncPolicy } : {}) };
+    const externalIdRekeying = choiceFlag(values, 'external-id-rekeying', ['replace', 'refuse'] as const);
+    const changes = {
+      ...(billingStatus ? { billingStatus } : {}),
+      ...(contactSyncPolicy ? { contactSyncPolicy } : {}),
+      ...(externalIdRekeying ? { externalIdRekeying } : {}),
+    };
     const workspace = await asCli(() =>
       workspacesService({ db: database.db, logN: config.PASSWORD_SCRYPT_LOG_N }).changeWorkspace(OPERATOR, workspaceId, changes),
     );
-    return { workspace_id: workspace.id, billing_status: workspace.billingStatus, contact_sync_policy: workspace.contactSyncPolicy };
+    return {
+      workspace_id: workspace.id,
+      billing_status: workspace.billingStatus,
+      contact_sync_policy: workspace.contactSyncPolicy,
+      external_id_rekeying: workspace.externalIdRekeying,
+    };
   },
 };
 

@@ -58,17 +58,19 @@ describe('CRM operator CLI', () => {
     state.workspaceId = String(out.workspace_id);
   });
 
-  it('workspace update prints {workspace_id, billing_status, contact_sync_policy}', async () => {
+  it('workspace update prints {workspace_id, billing_status, contact_sync_policy, external_id_rekeying}', async () => {
     const id = state.workspaceId;
     expect(await ok(['workspace', 'update', '--workspace', id, '--sync-policy', 'erp'])).toEqual({
       workspace_id: id,
       billing_status: 'active',
       contact_sync_policy: 'erp',
+      external_id_rekeying: 'replace',
     });
-    expect(await ok(['workspace', 'update', '--workspace', id, '--billing', 'suspended'])).toEqual({
+    expect(await ok(['workspace', 'update', '--workspace', id, '--billing', 'suspended', '--external-id-rekeying', 'refuse'])).toEqual({
       workspace_id: id,
       billing_status: 'suspended',
       contact_sync_policy: 'erp',
+      external_id_rekeying: 'refuse',
     });
   });
 

@@ -43,7 +43,10 @@ describe('sync policy', () => {
     expect((await ext('PUT', '/contacts', { external_id: 'sp-1', name: 'Gabriela (CRM)' })).json().warnings).toEqual([]);
 
     expect((await crm('PATCH', '/settings', agentCookie, { contact_sync_policy: 'erp' })).statusCode).toBe(403);
-    expect((await crm('PATCH', '/settings', adminCookie, { contact_sync_policy: 'erp' })).json()).toEqual({ contact_sync_policy: 'erp' });
+    expect((await crm('PATCH', '/settings', adminCookie, { contact_sync_policy: 'erp' })).json()).toEqual({
+      contact_sync_policy: 'erp',
+      external_id_rekeying: 'replace',
+    });
     const wins = await ext('PUT', '/contacts', { external_id: 'sp-1', name: 'Gabi ERP', phone: '11 96666-0003' });
     expect(wins.json()).toMatchObject({ contact: { name: 'Gabi ERP', phone: '+5511966660003' }, warnings: [] });
     await crm('PATCH', '/settings', adminCookie, { contact_sync_policy: 'flow' });

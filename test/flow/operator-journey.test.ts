@@ -154,7 +154,7 @@ describe('operator journey: CLI + CRM side + ERP key ', () => {
   });
 
   it('3. the admin creates pipeline stages and enables the survey; the policy starts as flow', async () => {
-    expect((await crm('GET', '/settings', s.adminCookie)).body).toEqual({ contact_sync_policy: 'flow' });
+    expect((await crm('GET', '/settings', s.adminCookie)).body).toEqual({ contact_sync_policy: 'flow', external_id_rekeying: 'replace' });
     expect((await crm('GET', '/survey-config', s.adminCookie)).body).toEqual({ enabled: false, survey_stage_id: null });
 
     const open = await crm('POST', '/pipeline-stages', s.adminCookie, { name: 'Atendimento', position: 1 });
@@ -338,11 +338,12 @@ describe('operator journey: CLI + CRM side + ERP key ', () => {
       workspace_id: s.workspaceId,
       billing_status: 'active',
       contact_sync_policy: 'erp',
+      external_id_rekeying: 'replace',
     });
     if (!pg) server = await startServer(env);
 
     // The sessions live in the database: the admin's cookie still works after a restart.
-    expect((await crm('GET', '/settings', s.adminCookie)).body).toEqual({ contact_sync_policy: 'erp' });
+    expect((await crm('GET', '/settings', s.adminCookie)).body).toEqual({ contact_sync_policy: 'erp', external_id_rekeying: 'replace' });
     const wins = await erp('PUT', '/contacts', { external_id: 'erp-1001', name: 'Ana S. (ERP)' });
     expect(wins.status).toBe(200);
     expect(wins.body).toMatchObject({ contact: { id: s.ana, name: 'Ana S. (ERP)' }, action: 'updated', warnings: [] });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -9,10 +10,10 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs the operator CLI as an operator would: `node src/cli/main.ts ...args`. */
+/** Runs the operator CLI as an operator would (`npm run cli -- ...args`): `node src/cli/vetflow.mjs ...args`. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { cwd: ROOT, env: cleanEnv(env) });
+    const child = spawn(process.execPath, ['src/cli/vetflow.mjs', ...args], { cwd: ROOT, env: cleanEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -35,11 +36,11 @@ export interface RunningServer {
 }
 
 /**
- * Starts `node src/main.ts` on a free port and resolves once it has said it started (listening,
+ * Starts `node src/start.mjs` (what `npm start` runs) on a free port and resolves once it has said it started (listening,
  * workers running, first-start output printed): a test that stops it earlier races start-up.
  */
 export function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['src/start.mjs'], {
     cwd: ROOT,
     env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
   });
@@ -81,6 +82,27 @@ export function startServer(env: Record<string, string>, timeoutMs = 60_000): Pr
       reject(new Error(`server exited with ${code} before listening:\n${output.join('\n')}`));
     });
   });
+}
+
+/**
+ * The first-run credentials a server started here wrote: its stdout is a pipe, not a terminal, so
+ * they are in the 0600 file whose path it logged (`credentials_file`). Null when it logged none.
+ */
+export function firstRunCredentials(server: Pick<RunningServer, 'output'>): { file: string; text: string } | null {
+  for (const line of server.output) {
+    if (!line.startsWith('{')) continue;
+    const file = (JSON.parse(line) as { credentials_file?: string }).credentials_file;
+    if (file) return { file, text: readFileSync(file, 'utf8') };
+  }
+  return null;
+}
+
+/** The demo clinic's Notes administrator key from the first-run credentials (written before "vetflow started"). */
+export function demoNotesKey(server: Pick<RunningServer, 'output'>): string {
+  const text = firstRunCredentials(server)?.text ?? '';
+  const key = /administrator key +(vnk_[0-9a-f]{32})/.exec(text)?.[1];
+  if (!key) throw new Error(`no demo Notes key in the first-run credentials:\n${server.output.join('\n')}`);
+  return key;
 }
 
 // Children get only what the test says, plus PATH: never the developer's DATABASE_URL by accident.

@@ -31,6 +31,30 @@ const clinical: ExportDocument = {
   ],
 };
 
+describe('a simulated (sandbox) note', () => {
+  const simulated: ExportDocument = {
+    ...document,
+    simulated: true,
+    reviewFlags: [{ section: null, sentence: null, reason: 'simulated_transcript', token: null }],
+  };
+
+  it('TXT: opens with the SIMULADO line, then the header, and says why under "Revisar"', () => {
+    expect(renderTxt(simulated)).toBe(
+      'SIMULADO — transcrição de teste\n\nPaciente: Tóbi\nSexo: Fêmea\nData: 2026-05-01\n\n' +
+        'Revisar\n-------\n- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.\n\n' +
+        'Anamnese\n--------\nVômito há 2 dias.\nSem diarreia.\n\nSeguimento\n----------\n',
+    );
+    expect(renderTxt({ ...document, simulated: false })).toBe(renderTxt(document));
+  });
+
+  it('RTF: the banner is the first paragraph, bold and red', () => {
+    const rtf = renderRtf(simulated);
+    const banner = `{\\pard\\sa200\\f0\\fs32\\b\\cf8 ${escapeRtf('SIMULADO — transcrição de teste')}\\par}`;
+    expect(rtf).toContain(`\\viewkind4\n${banner}\n`);
+    expect(renderRtf({ ...document, simulated: false })).not.toContain('SIMULADO');
+  });
+});
+
 describe('the "Revisar" block', () => {
   it('TXT: after the header, one line per flagged sentence with its missing tokens together', () => {
     expect(renderTxt(clinical)).toBe(

@@ -44,8 +44,12 @@ describe('GET /notes/{id}/export', () => {
     expect(response.headers['cache-control']).toBe('private, no-store');
     expect(response.headers).toHaveProperty('x-ratelimit-limit-minute');
     const text = response.rawPayload.toString('utf8');
-    // The species line when the consultation names one (notes-vitals.md).
-    expect(text).toMatch(new RegExp(`^Paciente: Tóbi\nSexo: Macho\nData: ${day}\n(Espécie: \\S+\n)?ID externo: PAC-7\n\n`));
+    // A sandbox note: the export opens by saying so, and its "Revisar" block repeats why; the species
+    // line when the consultation names one (notes-vitals.md).
+    expect(text).toMatch(
+      new RegExp(`^SIMULADO — transcrição de teste\n\nPaciente: Tóbi\nSexo: Macho\nData: ${day}\n(Espécie: \\S+\n)?ID externo: PAC-7\n\n`),
+    );
+    expect(text).toContain('Revisar\n-------\n- Transcrição simulada (provedor sandbox)');
     expectInOrder(
       text,
       tobi.note_sections.flatMap((section) => [`${section.title}\n${'-'.repeat([...section.title].length)}\n`, section.content.trim()]),
@@ -66,10 +70,13 @@ describe('GET /notes/{id}/export', () => {
     expect(rtf).toMatch(/\\f1\\froman[^;]*Times New Roman;/);
     expect(rtf).toContain('{\\colortbl;\\red0\\green56\\blue168;');
     expect(rtf).toContain('T\\u243obi');
+    // The banner first, before the header: bold, in the review red (the last colour, 8).
+    expect(rtf).toContain(`\\b\\cf8 ${escapeRtf('SIMULADO — transcrição de teste')}\\par}`);
+    expect(rtf.indexOf('SIMULADO')).toBeLessThan(rtf.indexOf('Paciente'));
     // Titles: the sans-serif font, bold, in the blue (colour 1); escapeRtf has its own tests.
     for (const section of tobi.note_sections) expect(rtf).toContain(`\\f0\\fs28\\b\\cf1 ${escapeRtf(section.title)}\\par}`);
     // Each section's text in its own colour.
-    const bodyColours = [...rtf.matchAll(/\\f1\\fs24\\cf(\d+) /g)].map((match) => match[1]);
+    const bodyColours = [...rtf.matchAll(/\\f1\\fs24\\cf(\d+) /g)].map((match) => match[1]).filter((colour) => colour !== '8');
     expect(bodyColours).toHaveLength(tobi.note_sections.length);
     expect(new Set(bodyColours).size).toBe(Math.min(tobi.note_sections.length, 6));
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
-import { startServer } from '../helpers/processes.ts';
+import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { fixture } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { hostileAac, hostileM4a, hostileMp3, hostileWav } from '../providers/hostile-audio.ts';
@@ -69,7 +69,7 @@ describe(`hostile audio files (${postgres ? 'Postgres' : 'embedded'})`, () => {
       120_000,
     );
     const pid = server.child.pid!;
-    const key = await eventually(async () => /Notes API administrator key: (vnk_[0-9a-f]{32})/.exec(server.output.join('\n'))?.[1], 10_000);
+    const key = demoNotesKey(server);
     const headers = { 'x-api-key': key };
     const upload = async (bytes: Buffer, fileName: string) => {
       const form = new FormData();

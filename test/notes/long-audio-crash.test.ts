@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
-import { startServer } from '../helpers/processes.ts';
+import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { filesUnder } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { toneFile } from '../providers/tone-audio.ts';
@@ -37,7 +37,7 @@ const env = {
 describe(`a worker killed mid-note (${postgres ? 'Postgres' : 'embedded'})`, () => {
   it('leaves a note whose missing chunks alone another worker sends', async () => {
     const first = await startServer(env);
-    const key = await eventually(async () => /Notes API administrator key: (vnk_[0-9a-f]{32})/.exec(first.output.join('\n'))?.[1], 10_000);
+    const key = demoNotesKey(first);
     const seconds = 900;
     const form = new FormData();
     form.append('metadata', JSON.stringify({ name: 'Crash' }));

@@ -44,6 +44,9 @@ describe('the pipeline over an OpenAI-compatible transcription server', () => {
     expect(note.transcription_status).toBe('completed');
     expect(whisper.requests.length - before).toBe(2);
     expect(whisper.requests.at(-1)?.headers.authorization).toBe('Bearer sk-local-canary-123');
+    // A real provider's transcript: never marked simulated, no simulated_transcript flag.
+    expect(note.simulated).toBe(false);
+    expect(note.review_flags).toEqual([]);
     expect(note.note_sections.map((section: { label: string }) => section.label)).toEqual(
       expect.arrayContaining(['anamnesis', 'physical_exam', 'diagnosis', 'treatment', 'follow_up']),
     );

@@ -42,6 +42,23 @@ describe('the notes pipeline with the sandbox provider and the rules sectioner',
     expect(sections.map((section) => section.label)).toContain('anamnesis');
   });
 
+  it('marks every sandbox note simulated: on the note, first among its review flags, and in the list', async () => {
+    const id = await upload('Simulado');
+    const waiting = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(clinic.viewer) })).json().data;
+    expect(await settled(id)).toBe('completed');
+    const note = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(clinic.viewer) })).json().data;
+    expect(note.simulated).toBe(true);
+    expect(note.review_flags[0]).toEqual({ section: null, sentence: null, reason: 'simulated_transcript', token: null });
+    expect(note.review_flags.filter((flag: { reason: string }) => flag.reason === 'simulated_transcript')).toHaveLength(1);
+    // Stored at completion: a note that has not been transcribed yet is not (yet) simulated.
+    if (waiting.transcription_status !== 'completed') expect(waiting.simulated).toBe(false);
+    const list = await app.inject({ method: 'GET', url: `/notes/v1/notes?limit=100`, headers: as(clinic.viewer) });
+    const item = list.json().data.find((listed: { id: string }) => listed.id === id);
+    expect(item).toMatchObject({ id, simulated: true });
+    const transcript = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/transcription`, headers: as(clinic.viewer) })).json();
+    expect(JSON.stringify(transcript)).toContain('sandbox');
+  });
+
   it('gives the same note for the same audio (deterministic sandbox)', async () => {
     const [first, second] = [await upload('Mel'), await upload('Mel')];
     await settled(first);

@@ -86,6 +86,55 @@ describe('POST /notes accepts real audio in each format', () => {
   });
 });
 
+describe('POST /notes from generated clients', () => {
+  // openapi-generator sends a part whose encoding is application/json as a file: a Blob with that
+  // type and a file name. Its text is the metadata all the same.
+  async function withParts(parts: [string, Blob, string?][]) {
+    const form = new FormData();
+    for (const [name, value, fileName] of parts) form.append(name, value, fileName);
+    const request = new Request('http://localhost/', { method: 'POST', body: form });
+    return app.inject({
+      method: 'POST',
+      url: '/notes/v1/notes',
+      payload: Buffer.from(await request.arrayBuffer()),
+      headers: { 'content-type': request.headers.get('content-type') ?? '', 'x-api-key': clinic.editor },
+    });
+  }
+  const audio = () => new Blob([new Uint8Array(fixture('consultation.mp3'))], { type: 'audio/mpeg' });
+
+  it('takes the metadata sent as an application/json file part', async () => {
+    const response = await withParts([
+      ['metadata', new Blob([JSON.stringify({ name: 'Bidu', external_id: 'GEN-1' })], { type: 'application/json' }), 'blob'],
+      ['audio', audio(), 'a.mp3'],
+    ]);
+    expect(response.statusCode, response.body).toBe(201);
+    const note = await app.inject({
+      method: 'GET',
+      url: `/notes/v1/notes/${response.json().data.id}`,
+      headers: { 'x-api-key': clinic.viewer },
+    });
+    expect(note.json().data).toMatchObject({ name: 'Bidu', external_id: 'GEN-1' });
+  });
+
+  it('still refuses a second audio file, and any other file part', async () => {
+    await expectNothingLeftBehind(async () => {
+      const twice = await withParts([
+        ['metadata', new Blob([JSON.stringify({ name: 'Bidu' })], { type: 'application/json' }), 'blob'],
+        ['audio', audio(), 'a.mp3'],
+        ['audio', audio(), 'b.mp3'],
+      ]);
+      expect(twice.statusCode).toBe(422);
+      expect(twice.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'audio' } });
+      const other = await withParts([
+        ['metadata', new Blob([JSON.stringify({ name: 'Bidu' })], { type: 'application/json' }), 'blob'],
+        ['photo', audio(), 'a.jpg'],
+      ]);
+      expect(other.statusCode).toBe(422);
+      expect(other.json()).toMatchObject({ details: { field: 'photo' } });
+    });
+  });
+});
+
 describe('POST /notes rejects, leaving nothing behind', () => {
   it('a text file named .mp3 → 400 INVALID_AUDIO_FORMAT', async () => {
     await expectNothingLeftBehind(async () => {

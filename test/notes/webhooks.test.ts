@@ -143,6 +143,8 @@ describe('deliveries', () => {
     expect(payload.data).toMatchObject({ note_id: completedId, transcription_status: 'completed', external_id: 'erp-Thor', name: 'Thor' });
     expect(payload.data.transcription_url).toContain(`/notes/v1/notes/${completedId}/transcription`);
     expect(payload.data.note_sections.length).toBeGreaterThan(0);
+    // The sandbox's made-up consultation says so in the payload too.
+    expect(payload.data).toMatchObject({ simulated: true, review_flags: [expect.objectContaining({ reason: 'simulated_transcript' })] });
     expect(completed.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(completed.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2);
     expect(completed.body).not.toMatch(/audio_key|base64/);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
-import { startServer } from '../helpers/processes.ts';
+import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { fixture } from '../helpers/uploads.ts';
 
 // A worker process killed (SIGKILL) in the middle of a job must not leave the note in
@@ -28,8 +28,8 @@ const env = {
 describe(`a worker killed mid-job (${postgres ? 'Postgres' : 'embedded'})`, () => {
   it('leaves a note that another worker completes', async () => {
     const first = await startServer({ ...env, SANDBOX_TRANSCRIPTION_DELAY_MS: '600000' });
-    // The demo key is printed once, right after start-up.
-    const key = await eventually(async () => /Notes API administrator key: (vnk_[0-9a-f]{32})/.exec(first.output.join('\n'))?.[1], 10_000);
+    // The demo key, from the first-run credentials file (stdout is a pipe here).
+    const key = demoNotesKey(first);
 
     const form = new FormData();
     form.append('metadata', JSON.stringify({ name: 'Crash' }));

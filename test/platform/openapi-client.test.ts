@@ -1,18 +1,26 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS from 'openapi-typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { createClinicWithKeys } from '../helpers/notes.ts';
+import { ROOT } from '../helpers/processes.ts';
+import { fixture } from '../helpers/uploads.ts';
 
 // What an integrator does first: generate a typed client from each served document and code against
 // it. openapi-typescript writes the types; the TypeScript compiler checks calls written the way an
-// ERP developer would (by operationId), and refuses calls that break the contract.
+// ERP developer would (by operationId), and refuses calls that break the contract. Then a client
+// built the way openapi-fetch's documentation says (its types from openapi-typescript) uploads a
+// note, edits a section and upserts a contact against a listening server.
 
-const { app } = await createTestApp();
-const dir = mkdtempSync(path.join(tmpdir(), 'vetflow-client-'));
+const t = await createTestApp({ startWorkers: true, env: CRM_TEST_ENV });
+const { app } = t;
+// Inside the project (build/ is ignored), so a generated client file resolves openapi-fetch as an integrator's would.
+mkdirSync(path.join(ROOT, 'build'), { recursive: true });
+const dir = mkdtempSync(path.join(ROOT, 'build', 'vetflow-client-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const tsc = path.resolve('node_modules/.bin/tsc');
@@ -22,7 +30,10 @@ const documents: Record<'notes' | 'flow', any> = {
   notes: (await app.inject({ method: 'GET', url: '/notes/v1/openapi.json' })).json(),
   flow: (await app.inject({ method: 'GET', url: '/flow/v1/openapi.json' })).json(),
 };
-for (const [name, document] of Object.entries(documents)) writeFileSync(path.join(dir, `${name}.ts`), await openapiTS(document));
+// File parts (`format: binary`) as Blob, as openapi-typescript's documentation advises for uploads.
+const binaryAsBlob = (schema: { format?: string }) => (schema.format === 'binary' ? 'Blob' : undefined);
+for (const [name, document] of Object.entries(documents))
+  writeFileSync(path.join(dir, `${name}.ts`), await openapiTS(document, { transform: binaryAsBlob }));
 
 const operationsOf = (document: any) =>
   Object.entries<Record<string, any>>(document.paths).flatMap(([route, item]) =>
@@ -39,7 +50,18 @@ type Answer<Op, S extends number> = Op extends { responses: { [K in S]: { conten
 
 async function typeCheck(file: string, source: string): Promise<string[]> {
   writeFileSync(path.join(dir, file), `${HELPERS}\n${source}`);
-  const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--allowImportingTsExtensions', path.join(dir, file)];
+  // --ignoreConfig: the files live under the project, whose tsconfig.json is not theirs.
+  const args = [
+    '--ignoreConfig',
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--allowImportingTsExtensions',
+    path.join(dir, file),
+  ];
   try {
     await run(tsc, args, { cwd: dir });
     return [];
@@ -142,8 +164,96 @@ export const upsert: Body<Crm['upsertContact']> = { name: 42 };
 export function onConflict(error: Answer<Crm['upsertContact'], 409>): boolean { return error.code === 'NOTE_NOT_FOUND'; }
 export function onNote(note: Answer<Notes['getNote'], 200>): string { return note.data.no_such_field; }
 export type Missing = Crm['noSuchOperation'];
+export const noSection: Notes['updateNoteSection']['parameters']['query'] = {};
+export const noAudio: Notes['createNote']['requestBody']['content']['multipart/form-data'] = { metadata: { name: 'Thor' } };
 `,
     );
-    expect(errors.length, errors.join('\n')).toBe(4);
+    expect(errors.length, errors.join('\n')).toBe(6);
+  });
+});
+
+// What an integrator writes with openapi-fetch: every path, parameter and body below is checked
+// against the generated types, and the same file then runs against the server.
+const CLIENT = `
+import createClient from 'openapi-fetch';
+import type { paths as NotesPaths } from './notes.ts';
+import type { paths as CrmPaths } from './flow.ts';
+
+export async function uploadNote(baseUrl: string, key: string, audio: Blob) {
+  const notes = createClient<NotesPaths>({ baseUrl: baseUrl + '/notes/v1', headers: { 'X-API-KEY': key } });
+  const { data, error, response } = await notes.POST('/notes', {
+    body: { audio, metadata: { name: 'Thor', gender: 'male', external_id: 'PAC-1', note_style: 'verbatim' } },
+    bodySerializer(body) {
+      const form = new FormData();
+      form.append('metadata', JSON.stringify(body.metadata));
+      form.append('audio', body.audio, 'consultation.mp3');
+      return form;
+    },
+  });
+  if (error) throw new Error('upload refused: ' + response.status + ' ' + error.code);
+  const id: string = data.data.id;
+  for (let tries = 0; tries < 400; tries++) {
+    const status = await notes.GET('/notes/{id}/status', { params: { path: { id } } });
+    if (status.data?.status === 'completed' || status.data?.status === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const note = await notes.GET('/notes/{id}', { params: { path: { id } } });
+  if (!note.data) throw new Error('fetch refused: ' + note.response.status);
+  return note.data.data;
+}
+
+export async function editFirstSection(baseUrl: string, key: string, sectionId: string) {
+  const notes = createClient<NotesPaths>({ baseUrl: baseUrl + '/notes/v1', headers: { 'X-API-KEY': key } });
+  const { data, error, response } = await notes.PATCH('/note_sections', {
+    params: { query: { section_id: sectionId } },
+    body: { title: 'Anamnese revisada', content: 'Vômito há dois dias.', order: '1' },
+  });
+  if (error) throw new Error('edit refused: ' + response.status + ' ' + error.code);
+  return data;
+}
+
+export async function upsertContact(baseUrl: string, token: string, workspaceId: string) {
+  const crm = createClient<CrmPaths>({ baseUrl: baseUrl + '/flow/v1', headers: { Authorization: 'Bearer ' + token } });
+  const { data, error, response } = await crm.PUT('/external/workspaces/{workspace_id}/contacts', {
+    params: { path: { workspace_id: workspaceId } },
+    body: { name: 'Maria Souza', phone: '+55 11 98765-4321', external_id: 'ERP-42' },
+  });
+  if (error) throw new Error('upsert refused: ' + response.status + ' ' + error.code);
+  return { status: response.status, action: data.action, id: data.contact.id };
+}
+`;
+
+describe('a client built with openapi-typescript and openapi-fetch from the served documents', () => {
+  it('type-checks an upload, a section edit and a contact upsert', async () => {
+    writeFileSync(path.join(dir, 'client.ts'), CLIENT);
+    const errors = await typeCheck('client-check.ts', "export * from './client.ts';");
+    expect(errors).toEqual([]);
+  });
+
+  it('uploads, edits a section and upserts a contact against a listening server', async () => {
+    writeFileSync(path.join(dir, 'client.ts'), CLIENT);
+    const clinic = await createClinicWithKeys(t.db.database);
+    const workspace = await makeWorkspace(t);
+    const { token } = await makeKey(t, workspace.workspaceId);
+    const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    const client = (await import(path.join(dir, 'client.ts'))) as {
+      uploadNote(baseUrl: string, key: string, audio: Blob): Promise<any>;
+      editFirstSection(baseUrl: string, key: string, sectionId: string): Promise<any>;
+      upsertContact(baseUrl: string, token: string, workspaceId: string): Promise<{ status: number; action: string; id: string }>;
+    };
+
+    const note = await client.uploadNote(
+      baseUrl,
+      clinic.editor,
+      new Blob([new Uint8Array(fixture('consultation.mp3'))], { type: 'audio/mpeg' }),
+    );
+    expect(note).toMatchObject({ name: 'Thor', external_id: 'PAC-1', transcription_status: 'completed' });
+    const section = note.note_sections![0]!;
+    const edited = await client.editFirstSection(baseUrl, clinic.editor, section.id);
+    expect(edited).toMatchObject({ id: section.id, title: 'Anamnese revisada', content: 'Vômito há dois dias.', order: '1' });
+
+    const first = await client.upsertContact(baseUrl, token, workspace.workspaceId);
+    expect(first).toMatchObject({ status: 201, action: 'created' });
+    expect(await client.upsertContact(baseUrl, token, workspace.workspaceId)).toMatchObject({ status: 200, id: first.id });
   });
 });

@@ -86,7 +86,11 @@ export const ContactUpsertBody = z
 
 export type ContactUpsert = z.infer<typeof ContactUpsertBody>;
 
-export const UPSERT_WARNINGS = ['name_not_applied_user_edited_in_flow', 'phone_not_applied_user_edited_in_flow'] as const;
+export const UPSERT_WARNINGS = [
+  'name_not_applied_user_edited_in_flow',
+  'phone_not_applied_user_edited_in_flow',
+  'external_id_replaced',
+] as const;
 export type UpsertWarning = (typeof UPSERT_WARNINGS)[number];
 
 export const UpsertResponse = z
@@ -94,7 +98,14 @@ export const UpsertResponse = z
     contact: ContactProjection,
     action: z.enum(['created', 'updated', 'restored']),
     matched_by: z.enum(['external_id', 'document', 'phone']).nullable(),
-    warnings: z.array(z.enum(UPSERT_WARNINGS)),
+    warnings: z
+      .array(z.enum(UPSERT_WARNINGS))
+      .describe(
+        '`name_not_applied_user_edited_in_flow` / `phone_not_applied_user_edited_in_flow`: a CRM user edited it and the sync ' +
+          'policy is `flow`, so it was kept. `external_id_replaced`: the contact was matched by document or phone and had another ' +
+          'external_id, which this request replaced (the old value is in the audit entry; the workspace setting ' +
+          '`external_id_rekeying: refuse` refuses this with 409 `EXTERNAL_ID_CONFLICT` instead).',
+      ),
   })
   .meta({ id: 'ContactUpsertResult' });
 

@@ -46,6 +46,9 @@ export async function externalContactRoutes(
           'and updated → 201 `restored`. Under the workspace sync policy `flow`, a name or phone a CRM user edited is kept ' +
           'and a warning says so. Invalid data, unknown fields or `legacy_id` → 400 with `details.field` and ' +
           '`details.reason` (not 422). Duplicate phone or external_id → 409 with `details.conflicting_contact_id`. ' +
+          'A new external_id whose document or phone matched a contact that has another external_id takes that contact over ' +
+          'with the warning `external_id_replaced` (the old value is in the audit entry), or, when the workspace setting ' +
+          '`external_id_rekeying` is `refuse`, is refused with 409 `EXTERNAL_ID_CONFLICT` naming the contact. ' +
           'Every success is audited in the same transaction.',
         tags,
         params: WorkspaceParams,

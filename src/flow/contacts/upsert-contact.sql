@@ -20,6 +20,13 @@
 -- warnings; or only `missing_field` when nothing matched and the field needed to create is absent
 -- (nothing written). A unique violation (a taken phone or external_id) is raised as SQLSTATE 23505.
 --
+-- Re-keying: a request whose new external_id matched (by document or phone) a contact that has
+-- another external_id takes that contact over, as the contract's matching order says; the answer
+-- then warns `external_id_replaced` and the audit entry keeps the old value (`changes.external_id.before`).
+-- A workspace whose `external_id_rekeying` is `refuse` has it refused instead: SQLSTATE VF409
+-- (nothing written; the service answers 409 EXTERNAL_ID_CONFLICT, and a batch runs its items one by
+-- one as after a unique violation).
+--
 -- `p_in_batch`: the batch (`vetflow_upsert_contacts`, contact-sync.sql) calls this same function
 -- once per item with true, and then it differs in two things only, both about cost, not rules:
 -- - the audit entry is answered (`audit`, its `changes`) instead of written, and the batch writes
@@ -155,10 +162,19 @@ BEGIN
       ch_address := 'address' = ANY (p_sent) AND p_address IS DISTINCT FROM m.address;
       ch_source := 'source' = ANY (p_sent) AND p_source IS DISTINCT FROM m.source;
       ch_profile_pic_url := 'profile_pic_url' = ANY (p_sent) AND p_profile_pic_url IS DISTINCT FROM m.profile_pic_url;
+      warnings := '{}';
+
+      -- Re-keying (see the top of this file): a new external_id for a contact matched by document
+      -- or phone that has another one. Families share landlines: said, or refused by the workspace.
+      IF ch_external_id AND p_external_id IS NOT NULL AND m.external_id IS NOT NULL THEN
+        IF (SELECT w.external_id_rekeying FROM workspaces w WHERE w.id = p_workspace_id) = 'refuse' THEN
+          RAISE EXCEPTION 'external_id re-keying refused' USING ERRCODE = 'VF409', DETAIL = m.id::text;
+        END IF;
+        warnings := warnings || 'external_id_replaced'::text;
+      END IF;
 
       -- Sync policy: under `flow` a name or phone a CRM user edited is kept (with a warning);
       -- under `erp` the payload wins and the edit is forgotten (there is nothing left to protect).
-      warnings := '{}';
       clear_name_edit := false;
       clear_phone_edit := false;
       IF (ch_name AND m.name_edited_at IS NOT NULL) OR (ch_phone AND m.phone_edited_at IS NOT NULL) THEN

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../platform/db/client.ts';
 import { idempotency } from '../../platform/db/idempotency.ts';
-import { deadlockVictim, uniqueViolation } from '../../platform/db/unique-violation.ts';
+import { deadlockVictim, sqlStateOf, uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError, type ErrorCode } from '../../platform/errors.ts';
 import { itemBudget } from '../../platform/rate-limit.ts';
 import type { ApiKeyCaller } from '../callers.ts';
@@ -71,6 +71,12 @@ const UNIQUE_INDEXES: Record<string, { code: 'DUPLICATE_PHONE' | 'DUPLICATE_EXTE
   contacts_workspace_phone_active_key: { code: 'DUPLICATE_PHONE', field: 'phone' },
   contacts_workspace_external_id_active_key: { code: 'DUPLICATE_EXTERNAL_ID', field: 'externalId' },
 };
+
+/** Raised by vetflow_upsert_contact when the workspace refuses re-keying a contact (upsert-contact.sql). */
+const REKEYING_REFUSED = 'VF409';
+
+/** A write the database refused for a rule, not a fault: a taken identifier, or a refused re-keying. */
+const refusedWrite = (error: unknown) => uniqueViolation(error) !== undefined || sqlStateOf(error) === REKEYING_REFUSED;
 
 const BATCH_SCOPE = 'POST /flow/v1/external/workspaces/{workspace_id}/contacts/batch';
 
@@ -153,7 +159,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
       outcomes =
         valid.length > 0 ? await tx.transaction((all) => upsertMany(caller.workspaceId, valid, sourceOf(caller, meta), all)) : new Map();
     } catch (error) {
-      if (uniqueViolation(error) === undefined) throw error;
+      if (!refusedWrite(error)) throw error;
     }
     for (const { item, input } of valid) {
       try {
@@ -248,9 +254,20 @@ function resultOf(outcome: UpsertOutcome): UpsertResult {
 /**
  * A write that hit a unique index: another active contact holds the phone or external_id the
  * matched contact would have had (the request's, or its own when restored) → 409 naming it.
- * Races between upserts never get here: the function retries those itself.
+ * Races between upserts never get here: the function retries those itself. A re-keying the
+ * workspace refuses (`external_id_rekeying: refuse`) → 409 EXTERNAL_ID_CONFLICT naming the contact
+ * the request matched by document or phone.
  */
 async function asConflict(error: unknown, workspaceId: string, fields: ContactFields, ids: Identifiers, db: Db): Promise<unknown> {
+  if (sqlStateOf(error) === REKEYING_REFUSED) {
+    const { externalId: _new, ...others } = ids;
+    const matched = await findMatch(workspaceId, others, { includeDeleted: true }, db);
+    return new AppError(
+      'EXTERNAL_ID_CONFLICT',
+      'The contact this document or phone matches has another external_id, and this workspace refuses replacing it',
+      { field: 'external_id', conflicting_contact_id: matched?.id ?? null },
+    );
+  }
   const index = uniqueViolation(error);
   const known = index !== undefined ? UNIQUE_INDEXES[index] : undefined;
   if (!known) return error;

@@ -17,10 +17,14 @@ async function readWorkspace(db: Db, caller: CrmCaller, workspaceId: string): Pr
   return workspaceOrThrow(workspaceId, db);
 }
 
-async function changeSyncPolicy(db: Db, caller: CrmCaller, workspaceId: string, policy: WorkspaceRow['contactSyncPolicy']) {
+/** The settings an administrator changes; those not given stay as they are. */
+export type SettingsChanges = Partial<Pick<WorkspaceRow, 'contactSyncPolicy' | 'externalIdRekeying'>>;
+
+async function changeSettings(db: Db, caller: CrmCaller, workspaceId: string, changes: SettingsChanges) {
   assertAdministrator(caller, workspaceId, 'change workspace settings');
-  await workspaceOrThrow(workspaceId, db);
-  return (await updateWorkspace(workspaceId, { contactSyncPolicy: policy }, db))!;
+  const workspace = await workspaceOrThrow(workspaceId, db);
+  if (Object.keys(changes).length === 0) return workspace;
+  return (await updateWorkspace(workspaceId, changes, db))!;
 }
 
 /** Enabling surveys needs a survey stage of this workspace; disabling may keep or clear it. */
@@ -44,7 +48,7 @@ async function configureSurvey(
 
 /** Workspace settings and survey configuration, bound to the database once. */
 export function settingsService(deps: Db) {
-  return bindService(deps, { readWorkspace, changeSyncPolicy, configureSurvey });
+  return bindService(deps, { readWorkspace, changeSettings, configureSurvey });
 }
 
 export type SettingsService = ReturnType<typeof settingsService>;

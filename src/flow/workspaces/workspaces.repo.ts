@@ -3,7 +3,9 @@ import { eq, sql } from '../../platform/db/drizzle.ts';
 import { workspaces } from '../../platform/db/schema/index.ts';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
-export type WorkspaceChanges = Partial<Pick<WorkspaceRow, 'billingStatus' | 'contactSyncPolicy' | 'surveyEnabled' | 'surveyStageId'>>;
+export type WorkspaceChanges = Partial<
+  Pick<WorkspaceRow, 'billingStatus' | 'contactSyncPolicy' | 'externalIdRekeying' | 'surveyEnabled' | 'surveyStageId'>
+>;
 
 export async function insertWorkspace(
   values: { name: string; contactSyncPolicy?: WorkspaceRow['contactSyncPolicy'] },

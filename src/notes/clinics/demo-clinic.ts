@@ -1,5 +1,6 @@
 import { claimSetting, updateSetting } from '../../platform/db/app-settings.repo.ts';
 import type { Db } from '../../platform/db/client.ts';
+import type { CredentialBlock } from '../../platform/first-run-credentials.ts';
 import { anyClinicExists } from './clinics.repo.ts';
 import { createClinic } from './clinics.service.ts';
 
@@ -20,4 +21,15 @@ export async function ensureDemoClinic(db: Db): Promise<{ clinicId: string; admi
     await updateSetting(DEMO_MARKER, { created: true, clinic_id: clinic.id }, tx);
     return { clinicId: clinic.id, adminKey };
   });
+}
+
+/** The demo clinic's key in the first-run credentials (platform/first-run-credentials.ts), never through the logger. */
+export function demoClinicCredentials(demo: { clinicId: string; adminKey: string }, publicBaseUrl: string): CredentialBlock {
+  return {
+    title: `Notes API (${publicBaseUrl}/notes/v1): demo clinic`,
+    fields: [
+      { label: 'clinic', value: `Demo Clinic (${demo.clinicId})` },
+      { label: 'administrator key', value: `${demo.adminKey}   (X-API-KEY header)` },
+    ],
+  };
 }

@@ -19,6 +19,8 @@ export interface ExportDocument {
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
   reviewFlags?: ReviewFlag[];
+  /** A made-up (sandbox) transcript: the export opens with SIMULATED_BANNER. */
+  simulated?: boolean;
   /** Title of each section label of the note's template, for the flags (a flagged section may be absent). */
   sectionTitles?: Record<string, string>;
   /** Shown as a "Sinais vitais" block before the sections (vitals-block.ts), and the species in the header. */
@@ -43,6 +45,9 @@ export interface ExportRecord {
     previousContent: string;
   }[];
 }
+
+/** The first line of every export of a simulated note, above the header, in both formats. */
+export const SIMULATED_BANNER = 'SIMULADO — transcrição de teste';
 
 // The notes are written in Portuguese, so the header a vet reads is too.
 const GENDER_LABELS: Record<ExportDocument['patient']['gender'], string> = {
@@ -91,6 +96,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
       case 'vital_mismatch':
         return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
+      case 'simulated_transcript':
+        return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':
         return '- O modelo de redação não estava disponível: nota no estilo literal (frases da transcrição sob as seções).';
       default:
@@ -120,6 +127,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     species: note.species as Species | null,
     vitals: note.vitals as Vital[],
     sectionTitles: Object.fromEntries(templateOfNote(note).sections.map((section) => [section.label, section.title])),
+    simulated: note.simulated,
   };
 }
 

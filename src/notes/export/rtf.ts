@@ -1,4 +1,13 @@
-import { draftMark, type ExportDocument, headerLines, linesOf, REVIEW_TITLE, recordBlocks, reviewLines } from './export-document.ts';
+import {
+  draftMark,
+  type ExportDocument,
+  headerLines,
+  linesOf,
+  REVIEW_TITLE,
+  recordBlocks,
+  reviewLines,
+  SIMULATED_BANNER,
+} from './export-document.ts';
 import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
@@ -32,6 +41,10 @@ export function renderRtf(document: ExportDocument): string {
   const header = headerLines(document).map(
     ({ label, value }) => `{\\pard\\sa60${BODY_FONT}\\fs24 {\\b ${escapeRtf(label)}:} ${escapeRtf(value)}\\par}`,
   );
+  // In the review red, bold and larger than a section title: the first thing a reader sees.
+  const banner = document.simulated
+    ? [`{\\pard\\sa200${TITLE_FONT}\\fs32\\b\\cf${REVIEW_COLOUR} ${escapeRtf(SIMULATED_BANNER)}\\par}`]
+    : [];
   const review = reviewLines(document);
   const reviewBlock =
     review.length === 0
@@ -72,6 +85,7 @@ export function renderRtf(document: ExportDocument): string {
     FONT_TABLE,
     `{\\colortbl;${colours}}`,
     '\\viewkind4',
+    ...banner,
     ...header,
     ...draftBlock,
     ...reviewBlock,

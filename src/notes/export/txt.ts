@@ -1,13 +1,23 @@
-import { draftMark, type ExportDocument, headerLines, linesOf, REVIEW_TITLE, recordBlocks, reviewLines } from './export-document.ts';
+import {
+  draftMark,
+  type ExportDocument,
+  headerLines,
+  linesOf,
+  REVIEW_TITLE,
+  recordBlocks,
+  reviewLines,
+  SIMULATED_BANNER,
+} from './export-document.ts';
 import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
 const underlined = (title: string) => [title, '-'.repeat(Math.max([...title].length, 3))];
 
 /**
- * Plain structured text: the header (and the draft mark while unsigned), the "Revisar" block when
- * something needs review, the "Sinais vitais" block when vitals were said, each section as an
- * underlined title and its text, then the amendments and the signature of a signed note.
+ * Plain structured text: the "SIMULADO" line when the transcript was made up, the header (and the
+ * draft mark while unsigned), the "Revisar" block when something needs review, the "Sinais vitais"
+ * block when vitals were said, each section as an underlined title and its text, then the
+ * amendments and the signature of a signed note.
  */
 export function renderTxt(document: ExportDocument): string {
   const header = headerLines(document).map(({ label, value }) => `${label}: ${value}`);
@@ -19,7 +29,8 @@ export function renderTxt(document: ExportDocument): string {
     const body = content.trim();
     return [...underlined(title), ...(body ? linesOf(body) : [])].join('\n');
   });
+  const banner = document.simulated ? [SIMULATED_BANNER] : [];
   const draft = draftMark(document);
   const record = recordBlocks(document).map(({ title, lines }) => [...underlined(title), ...lines].join('\n'));
-  return `${[header.join('\n'), ...(draft ? [draft] : []), ...reviewBlock, ...vitalsBlock, ...sections, ...record].join('\n\n')}\n`;
+  return `${[...banner, header.join('\n'), ...(draft ? [draft] : []), ...reviewBlock, ...vitalsBlock, ...sections, ...record].join('\n\n')}\n`;
 }

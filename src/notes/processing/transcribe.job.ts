@@ -22,7 +22,7 @@ import { deleteChunks } from './chunks.repo.ts';
 import { groundDraftedVitals } from './drafted-vitals.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
-import { writeSections } from './write-sections.ts';
+import { markedSimulated, writeSections } from './write-sections.ts';
 
 export interface ProcessingDeps {
   db: Db;
@@ -119,7 +119,9 @@ export function transcribeJob(deps: ProcessingDeps) {
         );
         const vitals = vitalsOfTranscript(transcript);
         const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
-        const written = groundDraftedVitals(drafted, vitals);
+        // Stored at completion: a note a real provider transcribed is never marked.
+        const sectioned = groundDraftedVitals(drafted, vitals);
+        const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
         if (note.captureState === 'auto_closed')
           written.reviewFlags.push({ section: null, sentence: null, reason: 'capture_auto_closed', token: null });

@@ -39,3 +39,12 @@ export async function writeSections(
   const evidence = verbatimEvidence(sections, transcript.segments);
   return { style: 'verbatim', sections: sections.map((section, i) => ({ ...section, evidence: evidence[i]! })), reviewFlags, fallback };
 }
+
+/**
+ * A note written from a made-up transcript (the sandbox) says so: `simulated`, and a
+ * `simulated_transcript` flag first among those the veterinarian reviews before signing.
+ */
+export function markedSimulated<T extends WrittenContent>(written: T): T {
+  const flag: ReviewFlag = { section: null, sentence: null, reason: 'simulated_transcript', token: null };
+  return { ...written, simulated: true, reviewFlags: [flag, ...written.reviewFlags] };
+}

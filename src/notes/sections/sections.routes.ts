@@ -38,7 +38,11 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
           "change (before/after) in the note's history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). " +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],
-        querystring: z.object({ section_id: z.string().optional() }),
+        querystring: z.object({
+          section_id: z
+            .string()
+            .meta({ description: 'The section to update: a UUID from the note (anything else → 400 `INVALID_SECTION_ID`)' }),
+        }),
         body: SectionEditBody,
         response: { 200: UpdatedNoteSectionSchema, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
@@ -50,6 +54,6 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         }
       },
     },
-    async (request) => sections.edit(notesCallerOf(request), (request.query.section_id ?? '').toLowerCase(), request.body),
+    async (request) => sections.edit(notesCallerOf(request), request.query.section_id.toLowerCase(), request.body),
   );
 }

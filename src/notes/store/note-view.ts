@@ -26,6 +26,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
     species: note.species as Species | null,
     template: note.template ? { slug: note.template.slug, name: note.template.name } : BEFORE_TEMPLATES,
     ...(note.captureState ? { capture: captureOf(note) } : {}),
+    simulated: note.simulated,
     ...(sections
       ? {
           note_sections: completed ? sections.map(toSectionWithEvidence) : [],

@@ -31,11 +31,14 @@ export const TimeRangeSchema = z
 
 export const ReviewFlagSchema = z
   .object({
-    section: z
+    section: z.string().nullable().meta({
+      description:
+        "Label of the section (of the note's template) the sentence was drafted for; null for the drafting_* and simulated_transcript reasons",
+    }),
+    sentence: z
       .string()
       .nullable()
-      .meta({ description: "Label of the section (of the note's template) the sentence was drafted for; null for the drafting_* reasons" }),
-    sentence: z.string().nullable().meta({ description: 'The drafted sentence, word for word; null for the drafting_* reasons' }),
+      .meta({ description: 'The drafted sentence, word for word; null for the drafting_* and simulated_transcript reasons' }),
     reason: z.enum(REVIEW_REASONS).meta({
       description:
         '`ungrounded`: the sentence states a number, dose, unit, frequency, duration, drug or side (direito/esquerdo) ' +
@@ -48,7 +51,9 @@ export const ReviewFlagSchema = z
         '`vital_mismatch`: the sentence states a vital (`token`: its words) whose value differs from every value of that ' +
         'vital read from the transcript (see `vitals`); the sentence is kept, for the veterinarian to check. ' +
         '`capture_auto_closed`: a live note was completed automatically after LIVE_CAPTURE_IDLE_SECONDS without a new ' +
-        'part, with the parts it had.',
+        'part, with the parts it had. ' +
+        '`simulated_transcript`: the transcript was made up by the sandbox provider, not recognised from the audio ' +
+        "(see the note's `simulated`); nothing in the note comes from the consultation.",
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
   })
@@ -125,6 +130,13 @@ export const NoteSchema = z
         "alter it); its sections carry the template's labels and titles, in the template's order",
     }),
     capture: CaptureSchema.optional(),
+    simulated: z.boolean().meta({
+      description:
+        'true when the note was written from a simulated transcript: the `sandbox` transcription provider (the default ' +
+        'when no transcription server is configured) does not recognise speech, it makes up a plausible consultation ' +
+        "from the audio's hash. Such a note also has a `simulated_transcript` review flag, and its exports and webhooks " +
+        'say so. false for notes a real provider transcribed, and while a note waits.',
+    }),
     note_sections: z.array(NoteSectionSchema).optional().meta({ description: 'Single-note fetch only; empty unless completed' }),
     review_flags: z
       .array(ReviewFlagSchema)

@@ -20,6 +20,8 @@ export interface WrittenContent {
   reviewFlags: ReviewFlag[];
   /** The vitals read from the transcript, flagged; and the species (upload's, else detected). */
   vitals?: { species: string | null; vitals: StoredVital[] };
+  /** The transcript was made up (sandbox), not recognised: stored as the note's `simulated`. */
+  simulated?: boolean;
 }
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
@@ -132,6 +134,7 @@ export async function markNoteCompleted(id: string, transcript: StoredTranscript
       noteStyle: written.style,
       reviewFlags: written.reviewFlags,
       ...(written.vitals ? { species: written.vitals.species, vitals: written.vitals.vitals } : {}),
+      simulated: written.simulated === true,
       failure: null,
       completedAt: sql`now()`,
       updatedAt: sql`now()`,

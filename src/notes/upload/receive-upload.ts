@@ -24,6 +24,7 @@ export interface ReceivedUpload {
 }
 
 const HEAD_BYTES = 64;
+const FIELD_BYTES = 256 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /**
@@ -37,7 +38,8 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
   let audio: ReceivedAudio | null = null;
   let tmpPath: string | null = null;
   try {
-    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 256 * 1024, parts: 12 } });
+    // Two files at most: the audio, and the metadata when a client sends it as a JSON file part.
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 2, fields: 10, fieldSize: FIELD_BYTES, parts: 12 } });
     for await (const part of parts) {
       if (part.type === 'field') {
         rejectUnstorable({ [part.fieldname]: part.value }, 'body');
@@ -47,6 +49,17 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
       if (part.filename) {
         part.file.resume();
         rejectUnstorable(part.filename, 'body', `${part.fieldname}.filename`);
+      }
+      // Generated clients (openapi-generator) send a part whose encoding is application/json as a
+      // file (`Content-Type: application/json`, a file name): its text is the metadata all the same.
+      if (part.fieldname === 'metadata' && fields.metadata === undefined) {
+        fields.metadata = await textOf(part.file);
+        rejectUnstorable({ metadata: fields.metadata }, 'body');
+        continue;
+      }
+      if (audio) {
+        part.file.resume();
+        throw new AppError('VALIDATION_ERROR', 'Send exactly one audio file', { field: 'audio', reason: 'more than one file' });
       }
       if (part.fieldname !== 'audio') {
         part.file.resume();
@@ -95,6 +108,23 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
     }
     throw error;
   }
+}
+
+/** A small file part's text, refused past the size of a text field. */
+async function textOf(stream: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stream) {
+    bytes += chunk.length;
+    if (bytes > FIELD_BYTES) {
+      throw new AppError('VALIDATION_ERROR', `The metadata part exceeds ${FIELD_BYTES / 1024} KiB`, {
+        field: 'metadata',
+        reason: 'too large',
+      });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 // The multipart parser (busboy) throws plain Errors for bodies that are not well-formed

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import multipart from '@fastify/multipart';
+import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
@@ -8,6 +9,22 @@ import { notesCallerOf } from '../auth/notes-access.ts';
 import { CreatedNoteEnvelope } from '../store/note.schemas.ts';
 import type { UploadService } from './create-note.service.ts';
 import { receiveUpload } from './receive-upload.ts';
+import { UploadMetadataSchema } from './upload-metadata.ts';
+
+// The upload as clients send it, for the OpenAPI document only: the route reads the parts itself
+// (receive-upload.ts, upload-metadata.ts), streaming the audio to disk, so Fastify validates no body.
+const UploadBody = z
+  .object({
+    audio: z.string().meta({
+      format: 'binary',
+      description: 'The recording: mp3, wav, m4a or aac (decided from the bytes), 10-3600 s, at most 100 MB',
+    }),
+    metadata: UploadMetadataSchema,
+  })
+  .meta({
+    description:
+      'Two parts: the file `audio`, and `metadata`, JSON text (a plain text part, or a part with `Content-Type: application/json`).',
+  });
 
 export async function uploadRoutes(app: AppInstance, { upload }: { upload: UploadService }) {
   await app.register(multipart);
@@ -18,7 +35,17 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
   app.post(
     '/notes',
     {
-      config: { access: { notesPermission: 'notes:write' } },
+      config: {
+        access: { notesPermission: 'notes:write' },
+        openapiBody: {
+          contentType: 'multipart/form-data',
+          schema: UploadBody,
+          encoding: {
+            audio: { contentType: 'audio/mpeg, audio/wav, audio/mp4, audio/aac, application/octet-stream' },
+            metadata: { contentType: 'application/json' },
+          },
+        },
+      },
       schema: {
         operationId: 'createNote',
         summary: 'Create a note from the audio of a consultation',

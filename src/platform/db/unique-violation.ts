@@ -20,6 +20,11 @@ export function uniqueViolation(error: unknown): string | undefined {
   return driverError?.code === '23505' ? (driverError.constraint ?? '') : undefined;
 }
 
+/** The SQLSTATE of a failed statement (a function's own `RAISE … USING ERRCODE`, say), or undefined. */
+export function sqlStateOf(error: unknown): string | undefined {
+  return driverErrorOf(error)?.code;
+}
+
 /** True when the statement was chosen as a deadlock's victim (SQLSTATE 40P01): it wrote nothing and may run again. */
 export function deadlockVictim(error: unknown): boolean {
   return driverErrorOf(error)?.code === '40P01';

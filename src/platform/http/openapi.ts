@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { z } from 'zod';
 import type { RouteAccess } from './route-access.ts';
 import { declarePublic } from './route-registry.ts';
 import { errorBodyFor } from './schemas.ts';
@@ -22,6 +23,31 @@ export interface ApiDescription {
   securityByAccess: Record<string, string>;
 }
 
+/**
+ * A request body Fastify neither parses nor validates itself (an upload read part by part, a raw
+ * body streamed to disk), documented for clients all the same: declared in the route config,
+ * `config: { openapiBody }`, since a `schema.body` would be validated. The route still checks it.
+ */
+export interface DocumentedRequestBody {
+  /** Its media type, e.g. `multipart/form-data`. */
+  contentType: string;
+  /** Its schema; for a multipart body one property per part (a file part: `z.string().meta({ format: 'binary' })`). */
+  schema: z.ZodType;
+  /** OpenAPI Encoding Objects by part, e.g. `{ metadata: { contentType: 'application/json' } }` for a part holding JSON text. */
+  encoding?: Record<string, OpenAPIV3_1.EncodingObject>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The OpenAPI request body of a route whose body Fastify does not validate (see DocumentedRequestBody). */
+    openapiBody?: DocumentedRequestBody;
+  }
+}
+
+// @fastify/swagger copies a route schema's `x-` keys into the operation: the encoding travels
+// there, and sliceDocument moves it into the request body, where OpenAPI wants it.
+const ENCODING_KEY = 'x-vetflow-body-encoding';
+
 // Route schemas are zod; @fastify/swagger collects every route once, through the zod transform,
 // and each API's document is the slice of paths under its prefix, re-based on its own server URL
 // so paths read as in the API description (`/notes/{id}` on `{base_url}` = .../notes/v1).
@@ -35,7 +61,7 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
         securitySchemes: Object.assign({}, ...apis.map((api) => api.securitySchemes)),
       },
     },
-    transform: (input) => withSecurity(jsonSchemaTransform(input), input.route.config?.access, apis),
+    transform: (input) => withSecurity(jsonSchemaTransform(withDocumentedBody(input)), input.route.config?.access, apis),
     transformObject: jsonSchemaTransformObject,
   });
 
@@ -61,6 +87,29 @@ export async function registerOpenApi(app: FastifyInstance, apis: ApiDescription
 }
 
 type Transformed = ReturnType<typeof jsonSchemaTransform>;
+type TransformInput = Parameters<typeof jsonSchemaTransform>[0];
+
+// For the document only: the route's own schema (what Fastify validates) has no body.
+function withDocumentedBody(input: TransformInput): TransformInput {
+  const body = input.route.config?.openapiBody;
+  if (!body) return input;
+  const encoding = body.encoding ? { [ENCODING_KEY]: { [body.contentType]: body.encoding } } : {};
+  return { ...input, schema: { ...input.schema, body: body.schema, consumes: [body.contentType], ...encoding } } as TransformInput;
+}
+
+/** The encoding a documented body declared, moved from the operation's `x-` key into its request body. */
+function withBodyEncoding<Operation extends object>(operation: Operation): Operation {
+  const { [ENCODING_KEY]: encodings, ...rest } = operation as Operation & {
+    [ENCODING_KEY]?: Record<string, Record<string, OpenAPIV3_1.EncodingObject>>;
+    requestBody?: OpenAPIV3_1.RequestBodyObject;
+  };
+  const body = rest.requestBody;
+  if (!encodings || !body) return operation;
+  const content = Object.fromEntries(
+    Object.entries(body.content).map(([type, media]) => [type, encodings[type] ? { ...media, encoding: encodings[type] } : media]),
+  );
+  return { ...rest, requestBody: { ...body, content } } as unknown as Operation;
+}
 
 // A route schema that states `security` itself keeps it (logout: public, but it reads the session
 // cookie when there is one); every other operation's follows from the route's declared access.
@@ -97,14 +146,16 @@ const UNAVAILABLE: OpenAPIV3_1.ResponseObject = {
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error503' } } },
 };
 
-function withUnavailable(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV3_1.PathItemObject | undefined {
+// What a served document adds to each operation swagger built: the 503, and a documented body's encoding.
+function servedItem(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV3_1.PathItemObject | undefined {
   if (!item) return item;
   const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
   const copy: OpenAPIV3_1.PathItemObject = { ...item };
   for (const method of methods) {
-    const operation = item[method];
+    const operation = item[method] && withBodyEncoding(item[method]);
     if (operation?.responses && !operation.responses['503'])
       copy[method] = { ...operation, responses: { ...operation.responses, 503: UNAVAILABLE } } as typeof operation;
+    else if (operation) copy[method] = operation;
   }
   return copy;
 }
@@ -115,7 +166,7 @@ const LICENSE: OpenAPIV3_1.LicenseObject = { name: 'MIT', url: 'https://opensour
 function sliceDocument(full: OpenAPIV3_1.Document, api: ApiDescription, publicBaseUrl: string): OpenAPIV3_1.Document {
   const paths: OpenAPIV3_1.PathsObject = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
-    if (path.startsWith(`${api.prefix}/`)) paths[path.slice(api.prefix.length)] = withUnavailable(item);
+    if (path.startsWith(`${api.prefix}/`)) paths[path.slice(api.prefix.length)] = servedItem(item);
   }
   return {
     ...full,

@@ -22,12 +22,13 @@ export const REVIEW_REASONS = [
   // Set by the Notes tree, not by a drafter: a drafted vital that differs from the one read from the transcript.
   'vital_mismatch',
   'capture_auto_closed',
+  'simulated_transcript',
 ] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 /**
  * Something the veterinarian must look at before signing. `section`/`sentence` name the drafted
- * sentence (null for the drafting_* reasons, which concern the whole draft); `token` is what could
+ * sentence (null for the drafting_* reasons and `simulated_transcript`, which concern the whole note); `token` is what could
  * not be found in the cited transcript lines (a number, unit, frequency, drug or side), or the
  * out-of-range line number of an `invalid_citation`.
  */

@@ -32,6 +32,11 @@ export interface Transcript {
   segments: TranscriptSegment[];
   provider: string;
   model: string | null;
+  /**
+   * True only for a made-up transcript (the sandbox, which has no speech recognition): the note it
+   * becomes is marked simulated everywhere it goes. Absent from a real provider's.
+   */
+  simulated?: boolean;
 }
 
 export interface TranscriptionInput {

@@ -1,6 +1,8 @@
-// The `sandbox` transcriber: no network, no model. It tells a plausible pt-BR consultation chosen
-// from the audio's hash and the patient's name, so integrators get stable, realistic notes (the
-// same upload always reads the same) and can force a failure with a patient named FAIL.
+// The `sandbox` transcriber: no network, no model, and no transcription. It tells a plausible pt-BR
+// consultation chosen from the audio's hash and the patient's name, so integrators get stable,
+// realistic notes (the same upload always reads the same) and can force a failure with a patient
+// named FAIL. Like a payment provider's test mode, its transcripts say `simulated`: the note they
+// become is marked so everywhere it goes, and nobody takes it for what the recording said.
 
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -89,6 +91,7 @@ export function sandboxTranscript(input: Pick<TranscriptionInput, 'sha256' | 'sa
     segments: timeSegments(sentences, input.durationSeconds),
     provider: 'sandbox',
     model: null,
+    simulated: true,
   };
 }
 

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
+import { bigint, boolean, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 export type TranscriptionStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -47,6 +47,11 @@ export const notes = pgTable(
      * existed, which were written in `padrao`.
      */
     template: jsonb('template').$type<StoredTemplate | null>(),
+    /**
+     * True when the transcript was made up by the sandbox provider, not recognised from the audio:
+     * set when the note completes, shown on the note, its webhooks and exports.
+     */
+    simulated: boolean('simulated').notNull().default(false),
     failure: jsonb('failure').$type<{ code: string; message: string } | null>(),
     transcript: jsonb('transcript').$type<StoredTranscript | null>(),
     /** From the upload's metadata, else detected in the transcript at completion (notes/vitals/species.ts). */
