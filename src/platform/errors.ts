@@ -61,6 +61,7 @@ export const ERROR_STATUS = {
   STAGE_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
   ACTIVE_LEAD_EXISTS: 409,
+  CURSOR_EXPIRED: 410,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -73,6 +74,7 @@ const ERROR_NAMES: Record<number, string> = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   431: 'request_header_fields_too_large',
