@@ -3,6 +3,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { ALL_SCOPES, CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { dumpDatabase } from '../helpers/dump.ts';
+import { settled } from '../helpers/settled.ts';
 
 // The LGPD answers of the CRM (docs/privacy.md): a contact's data subject export, and its erasure,
 // after which nothing of the person is left anywhere in the database, pg-boss's tables included.
@@ -48,6 +49,7 @@ function crm(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) {
   });
 }
 async function feed(contactId: string) {
+  await settled(db);
   const page = (await ext('GET', '/contacts/changes?limit=1000')).json();
   return page.data.filter((change: { contact_id: string }) => change.contact_id === contactId);
 }
