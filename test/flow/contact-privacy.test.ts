@@ -72,7 +72,12 @@ const batch = await app.inject({
   method: 'POST',
   url: `${base()}/contacts/batch`,
   headers: { authorization: `Bearer ${key.token}`, 'idempotency-key': 'privacy-batch-1' },
-  payload: { contacts: [{ phone: CANARY.phone, email: CANARY.email }, { phone: 'not a phone', name: CANARY.name }] },
+  payload: {
+    contacts: [
+      { phone: CANARY.phone, email: CANARY.email },
+      { phone: 'not a phone', name: CANARY.name },
+    ],
+  },
 });
 expect(batch.statusCode, batch.body).toBe(200);
 const bystander = (await ext('PUT', '/contacts', { name: 'Beatriz Outra', phone: '11 91234-0000' })).json().contact;
@@ -137,7 +142,7 @@ describe('GET …/contacts/{id}/export', () => {
 describe('POST …/contacts/{id}/erase', () => {
   let erasedAt = '';
 
-  it('needs contacts:erase, and never erases another workspace\'s contact', async () => {
+  it("needs contacts:erase, and never erases another workspace's contact", async () => {
     const deleter = await makeKey(t, home.workspaceId, ['contacts:read', 'contacts:write', 'contacts:delete']);
     const refused = await ext('POST', `/contacts/${contactId}/erase`, undefined, deleter.token);
     expect(refused.statusCode).toBe(403);

@@ -142,8 +142,10 @@ describe('10,000 expired rows', () => {
   it('go in batches of short transactions, never one', async () => {
     // Every DELETE statement on the two tables logs its transaction and how many rows it removed.
     await db.execute(sql`create table retention_probe (tbl text, xact bigint, deleted int)`);
-    await db.execute(sql.raw(`create function retention_probe() returns trigger language plpgsql as $$
-      begin insert into retention_probe select TG_TABLE_NAME, txid_current(), count(*) from gone; return null; end $$`));
+    await db.execute(
+      sql.raw(`create function retention_probe() returns trigger language plpgsql as $$
+      begin insert into retention_probe select TG_TABLE_NAME, txid_current(), count(*) from gone; return null; end $$`),
+    );
     for (const table of ['contact_changes', 'idempotency_keys']) {
       await db.execute(
         sql.raw(`create trigger retention_probe after delete on ${table} referencing old table as gone
@@ -157,7 +159,9 @@ describe('10,000 expired rows', () => {
       select ${workspaceId}, gen_random_uuid(), pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 10001 + g, 'erp', 'created',
         '{name}', false, '{}'::jsonb, now() - interval '60 days'
       from generate_series(1, 10000) g`);
-    const [newest] = await rows<{ position: string }>(sql`select max(position)::text as position from contact_changes where workspace_id = ${workspaceId}`);
+    const [newest] = await rows<{ position: string }>(
+      sql`select max(position)::text as position from contact_changes where workspace_id = ${workspaceId}`,
+    );
     await db.execute(sql`insert into idempotency_keys (owner_id, key, scope, fingerprint, status_code, response, created_at)
       select ${owner}, 'k' || g, 'POST /test', 'f', 200, '{}'::jsonb, now() - interval '60 days' from generate_series(1, 10000) g`);
 
@@ -176,7 +180,9 @@ describe('10,000 expired rows', () => {
     }
     const [left] = await rows<{ n: number }>(sql`select count(*)::int as n from contact_changes where workspace_id = ${workspaceId}`);
     expect(left!.n).toBe(0);
-    const [floor] = await rows<{ position: string }>(sql`select position::text from contact_change_floors where workspace_id = ${workspaceId}`);
+    const [floor] = await rows<{ position: string }>(
+      sql`select position::text from contact_change_floors where workspace_id = ${workspaceId}`,
+    );
     expect(floor!.position).toBe(newest!.position);
   });
 });
