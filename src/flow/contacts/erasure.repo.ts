@@ -45,8 +45,8 @@ export async function anonymiseAuditEntries(workspaceId: string, contactId: stri
   await tx.execute(sql`
     update contact_external_api_audit_logs a set changes = coalesce((
       select jsonb_object_agg(e.field, case when e.field = 'deleted_at' then e.value else jsonb_build_object(
-        'before', case when jsonb_typeof(e.value -> 'before') is distinct from 'null' then to_jsonb(${ERASED}::text) else 'null'::jsonb end,
-        'after', case when jsonb_typeof(e.value -> 'after') is distinct from 'null' then to_jsonb(${ERASED}::text) else 'null'::jsonb end) end)
+        'before', case when coalesce(jsonb_typeof(e.value -> 'before'), 'null') <> 'null' then to_jsonb(${ERASED}::text) else 'null'::jsonb end,
+        'after', case when coalesce(jsonb_typeof(e.value -> 'after'), 'null') <> 'null' then to_jsonb(${ERASED}::text) else 'null'::jsonb end) end)
       from jsonb_each(a.changes) e(field, value)), '{}'::jsonb)
     where a.workspace_id = ${workspaceId} and a.contact_id = ${contactId} and a.changes <> '{}'::jsonb`);
 }
