@@ -54,4 +54,5 @@ it('prints what each retention task removed, and nothing the second time', async
     const rows = (await db.execute(sql`select key from idempotency_keys`)) as unknown as { rows: { key: string }[] };
     expect(rows.rows).toEqual([{ key: 'new' }]);
   });
-});
+  // Four CLI processes (each opening and migrating the embedded database when that is the kind).
+}, 300_000);
