@@ -24,7 +24,7 @@ describe('the first start', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it.runIf(!onPostgres)('makes the demo clinic and workspace on the embedded database', async () => {
-    const server = await startServer({ DATA_DIR: dataDir, PASSWORD_SCRYPT_LOG_N: '14' });
+    const server = await startServer({ DATA_DIR: dataDir, PASSWORD_SCRYPT_LOG_N: '14' }, 180_000);
     await server.stop();
     const output = server.output.join('\n');
     expect(output).toMatch(/Notes API administrator key: vnk_[0-9a-f]{32}/);
