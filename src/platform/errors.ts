@@ -70,6 +70,7 @@ export const ERROR_STATUS = {
   STAGE_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
   ACTIVE_LEAD_EXISTS: 409,
+  CURSOR_EXPIRED: 410,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -82,6 +83,7 @@ const ERROR_NAMES: Record<number, string> = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   416: 'range_not_satisfiable',
