@@ -3,6 +3,7 @@ import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
 import { audioRoutes } from './audio/audio.routes.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
+import { erasureRoutes } from './erasure/erasure.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
@@ -120,4 +121,5 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(recordRoutes, { record: services.record });
   await app.register(historyRoutes, { history: services.history });
   await app.register(audioRoutes, { audio: services.audio });
+  await app.register(erasureRoutes, { erasure: services.erasure });
 }

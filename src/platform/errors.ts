@@ -51,6 +51,9 @@ export const ERROR_STATUS = {
   REVIEW_FLAGS_OPEN: 409,
   AUDIO_NOT_FOUND: 404,
   RANGE_NOT_SATISFIABLE: 416,
+  // erasure and retention (notes/erasure/, notes/audio/audio-retention.ts)
+  REASON_REQUIRED: 422,
+  AUDIO_EXPIRED: 410,
   WEBHOOK_NOT_FOUND: 404,
   WEBHOOK_DELIVERY_NOT_FOUND: 404,
   WEBHOOK_DISABLED: 422,
