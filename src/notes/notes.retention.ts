@@ -12,9 +12,5 @@ import { webhookRetentionTask } from './webhooks/webhook-retention.ts';
  * audio task opens the configured storage itself: the CLI runs it without the Notes module.
  */
 export function notesRetentionTasks(config: Config, db: Db, storage: AudioStorage = configuredStorage(config)): RetentionTask[] {
-  return [
-    webhookRetentionTask(db, config.WEBHOOK_RETENTION_DAYS),
-    audioRetentionTask(db, storage),
-    erasureLogRetentionTask(db),
-  ];
+  return [webhookRetentionTask(db, config.WEBHOOK_RETENTION_DAYS), audioRetentionTask(db, storage), erasureLogRetentionTask(db)];
 }

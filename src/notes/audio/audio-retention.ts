@@ -2,7 +2,13 @@ import type { Db } from '../../platform/db/client.ts';
 import { RETENTION_BATCH, type RetentionTask } from '../../platform/retention.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import { insertWorkerEvents } from '../history/history.repo.ts';
-import { clinicsWithAudioRetention, type ExpiredRecording, expiredRecordings, markAudioDeleted, type RecordingCursor } from './audio-retention.repo.ts';
+import {
+  clinicsWithAudioRetention,
+  type ExpiredRecording,
+  expiredRecordings,
+  markAudioDeleted,
+  type RecordingCursor,
+} from './audio-retention.repo.ts';
 
 /** Storage deletions at once (S3 answers one object per request). */
 const DELETE_CONCURRENCY = 8;

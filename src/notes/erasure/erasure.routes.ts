@@ -3,8 +3,8 @@ import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { NoteIdParams } from '../store/note.schemas.ts';
-import type { ErasureService } from './erasure.service.ts';
 import { DeleteNoteBody, ErasePatientBody, ErasureListEnvelope, ErasuresQuery, PatientErasureEnvelope } from './erasure.schemas.ts';
+import type { ErasureService } from './erasure.service.ts';
 
 const administrator = { access: { notesPermission: 'keys:manage' } } as const;
 const tags = ['Privacy'];
@@ -13,7 +13,7 @@ const tags = ['Privacy'];
 const WHAT_GOES =
   'Its recording (local disk or S3), transcript, transcript chunks, sections, section versions, signature, amendments, ' +
   'history and retries; the stored Idempotency-Key answers that name it; its queued jobs (a transcription still ' +
-  "waiting, webhook deliveries not yet sent: they end `failed` with `last_error` \"not sent: the note was deleted\"); and " +
+  'waiting, webhook deliveries not yet sent: they end `failed` with `last_error` "not sent: the note was deleted"); and ' +
   'the webhook events already recorded for it keep only their shell `{type, timestamp, data: {note_id}}` (their ' +
   "`webhook-id` stays valid for the receiver's audit; a redelivery sends that shell). The files are deleted right after " +
   'the commit, and retried in the background when storage is unreachable.';
@@ -52,7 +52,7 @@ export async function erasureRoutes(app: AppInstance, { erasure }: { erasure: Er
       config: administrator,
       schema: {
         operationId: 'erasePatient',
-        summary: "Erase a patient: every note of one external id in your clinic (administrator)",
+        summary: 'Erase a patient: every note of one external id in your clinic (administrator)',
         description:
           "A titular's right to erasure (LGPD Art. 18) in one call: every note whose `external_id` is the one given, " +
           `signed ones included, goes as \`DELETE /notes/{id}\` deletes one, in one transaction. ${WHAT_GOES} One ` +

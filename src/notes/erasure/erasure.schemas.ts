@@ -10,7 +10,7 @@ const Reason = z
 
 export const DeleteNoteBody = z
   .strictObject({ reason: Reason.optional() })
-  .optional()
+  .nullish()
   .meta({ id: 'DeleteNoteRequest', description: 'Optional; `reason` is required to delete a signed or amended note' });
 
 export const ErasePatientBody = z
@@ -40,11 +40,14 @@ export const ErasureSchema = z
     id: z.uuid(),
     kind: z.enum(['note', 'patient']).meta({ description: '`note`: DELETE /notes/{id}. `patient`: POST /erasures' }),
     note_id: z.uuid().nullable().meta({ description: 'The deleted note (kind `note`); null for a patient' }),
-    external_id_sha256: z.string().nullable().meta({
-      description:
-        'Hex SHA-256 of the UTF-8 external id: of the patient, or of the deleted note when it had one (null otherwise). ' +
-        'The external id itself is not kept: hash the id you are asked about to find its entries.',
-    }),
+    external_id_sha256: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Hex SHA-256 of the UTF-8 external id: of the patient, or of the deleted note when it had one (null otherwise). ' +
+          'The external id itself is not kept: hash the id you are asked about to find its entries.',
+      }),
     notes_deleted: z.int(),
     key_id: z.uuid().meta({ description: 'The administrator key that did it' }),
     reason: z.string().nullable(),

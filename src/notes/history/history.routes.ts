@@ -19,7 +19,7 @@ const HistoryEventSchema = z
         '`{section_id, before, after}` (each `{title, label, content, order}`). `retried`: `{}`. `signed`: `{signed_by, ' +
         'flags_acknowledged, open_flags, content_sha256}`. `amended`: `{amendment_id, section_id, label, reason, signed_by, ' +
         'content_sha256, previous_sha256}`. `exported`: `{format}`. `audio_fetched`: `{range}` (the Range header served, or ' +
-        'null for the whole file). `audio_deleted` (worker, no key): `{retention_days}`, the clinic\'s audio retention ' +
+        "null for the whole file). `audio_deleted` (worker, no key): `{retention_days}`, the clinic's audio retention " +
         'deleted the recording. Reads never carry transcript or section text.',
     }),
   })

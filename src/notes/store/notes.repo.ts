@@ -1,6 +1,14 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
-import { clinics, noteErasures, noteRetries, noteSections, notes, type StoredTranscript, type StoredVital } from '../../platform/db/schema/index.ts';
+import {
+  clinics,
+  noteErasures,
+  noteRetries,
+  noteSections,
+  notes,
+  type StoredTranscript,
+  type StoredVital,
+} from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
 
 export type NoteRow = typeof notes.$inferSelect;

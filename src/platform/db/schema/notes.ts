@@ -70,7 +70,8 @@ export const notes = pgTable(
     index('notes_clinic_external_idx').on(table.clinicId, table.externalId),
     // The audio retention run: a clinic's completed notes whose recording is still kept, by completion time.
     index('notes_audio_kept_idx')
-      .on(table.clinicId, table.completedAt, table.id).where(sql`audio_deleted_at is null and transcription_status = 'completed'`),
+      .on(table.clinicId, table.completedAt, table.id)
+      .where(sql`audio_deleted_at is null and transcription_status = 'completed'`),
     index('notes_processing_idx').on(table.transcriptionStatus, table.processingStartedAt).where(sql`transcription_status = 'processing'`),
   ],
 );
