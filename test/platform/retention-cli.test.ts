@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -16,7 +17,10 @@ afterAll(async () => {
   await pg?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-const env = { ...(pg?.url ? { DATABASE_URL: pg.url } : { DATA_DIR: dataDir }), IDEMPOTENCY_RETENTION_HOURS: '48' };
+const env = { ...(pg?.url ? { DATABASE_URL: pg.url } : {}), DATA_DIR: dataDir, IDEMPOTENCY_RETENTION_HOURS: '48' };
+
+const CLINIC = randomUUID();
+const recording = path.join(dataDir, 'audio', CLINIC, 'antiga.mp3');
 
 /** The database the CLI uses, opened while the CLI is not running (the embedded one takes one process). */
 async function withDatabase(work: (database: Database) => Promise<void>) {
@@ -42,14 +46,25 @@ it('prints what each retention task removed, and nothing the second time', async
     await db.execute(sql`insert into idempotency_keys (owner_id, key, scope, fingerprint, status_code, response, created_at) values
       (gen_random_uuid(), 'old', 'POST /notes', 'f', 201, '{}', now() - interval '49 hours'),
       (gen_random_uuid(), 'new', 'POST /notes', 'f', 201, '{}', now() - interval '47 hours')`);
+    // A clinic keeping recordings 1 day: one completed 2 days ago (its file in the CLI's storage).
+    await db.execute(sql`insert into clinics (id, name) values (${CLINIC}, 'Clínica CLI')`);
+    await db.execute(sql`insert into clinic_settings (clinic_id, audio_retention_days) values (${CLINIC}, 1)`);
+    await db.execute(sql`insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds,
+        transcription_status, completed_at)
+      values (${CLINIC}, 'Antiga', ${`${CLINIC}/antiga.mp3`}, 'mp3', 4, repeat('0', 64), 30, 'completed', now() - interval '2 days')`);
   });
+  mkdirSync(path.dirname(recording), { recursive: true });
+  writeFileSync(recording, 'mp3!');
   expect(await run()).toEqual({
     idempotency_keys_deleted: 1,
     contact_changes_deleted: 0,
     contact_audit_logs_deleted: 0,
     webhook_events_deleted: 0,
+    audio_deleted: 1,
+    erasure_log_deleted: 0,
   });
-  expect((await run()).idempotency_keys_deleted).toBe(0);
+  expect(existsSync(recording)).toBe(false);
+  expect(await run()).toMatchObject({ idempotency_keys_deleted: 0, audio_deleted: 0 });
   await withDatabase(async ({ db }) => {
     const rows = (await db.execute(sql`select key from idempotency_keys`)) as unknown as { rows: { key: string }[] };
     expect(rows.rows).toEqual([{ key: 'new' }]);

@@ -46,8 +46,10 @@ describe('the retention run', () => {
   it('reports every task, and logs each with its count and duration', async () => {
     const report = await retain();
     expect(Object.keys(report).sort()).toEqual([
+      'audio_deleted',
       'contact_audit_logs_deleted',
       'contact_changes_deleted',
+      'erasure_log_deleted',
       'idempotency_keys_deleted',
       'webhook_events_deleted',
     ]);
