@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPTIONAL_BODY } from '../../platform/http/openapi.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -34,6 +35,7 @@ export async function erasureRoutes(app: AppInstance, { erasure }: { erasure: Er
         tags,
         params: NoteIdParams,
         body: DeleteNoteBody,
+        [OPTIONAL_BODY]: true,
         response: {
           204: z.null().meta({ description: 'Deleted' }),
           ...errorResponses(400, 401, 403, 404, 415, 422, 429),
