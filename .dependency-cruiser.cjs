@@ -4,7 +4,7 @@
 //
 // The floors, bottom up: platform/ (database, HTTP plumbing, jobs, metrics) → providers/ (remote
 // services behind ports) → the two API trees, notes/ and flow/, which never import each other →
-// the composition roots (app.ts, main.ts, cli/). Inside notes/, store/ (the notes table, its
+// the composition roots (app.ts, main.ts, retention.ts, cli/). Inside notes/, store/ (the notes table, its
 // views and schemas) is what every feature reads and writes through; it imports no feature.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -21,14 +21,14 @@ module.exports = {
       severity: 'error',
       comment: 'platform/ is the floor: it may not know the providers, either API tree or the composition roots.',
       from: { path: '^src/platform/' },
-      to: { path: '^src/(providers|notes|flow|cli)/|^src/(app|main)\\.ts$' },
+      to: { path: '^src/(providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
     },
     {
       name: 'providers-import-platform-only',
       severity: 'error',
       comment: 'A provider (speech-to-text, sectioner, drafter, storage, messaging) knows nothing of notes, contacts, routes or tables.',
       from: { path: '^src/providers/' },
-      to: { path: '^src/(notes|flow|cli)/|^src/(app|main)\\.ts$' },
+      to: { path: '^src/(notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
     },
     {
       name: 'notes-does-not-import-flow',
@@ -47,9 +47,9 @@ module.exports = {
     {
       name: 'api-trees-do-not-import-composition-roots',
       severity: 'error',
-      comment: 'app.ts, main.ts and cli/ assemble the trees; nothing below imports them.',
+      comment: 'app.ts, main.ts, retention.ts and cli/ assemble the trees; nothing below imports them.',
       from: { path: '^src/(notes|flow|providers|platform)/' },
-      to: { path: '^src/cli/|^src/(app|main)\\.ts$' },
+      to: { path: '^src/cli/|^src/(app|main|retention)\\.ts$' },
     },
     {
       name: 'notes-store-imports-no-feature',

@@ -23,8 +23,10 @@ import { type JobDefinition, JobQueue } from './platform/jobs.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import { registerHttpMetrics } from './platform/metrics/http.ts';
 import { startMetrics } from './platform/metrics/start.ts';
+import { retentionJob } from './platform/retention.ts';
 import { tracing } from './platform/tracing/tracing.ts';
 import type { MessagingProvider } from './providers/messaging/port.ts';
+import { retentionTasks } from './retention.ts';
 
 export interface AppOverrides {
   /** An already open (and migrated) database; the caller keeps ownership and closes it. */
@@ -55,6 +57,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const jobs = new JobQueue(database, config, logger, availability);
   const notesModule = createNotesModule(config, database, jobs, logger, overrides.notesProviders);
   const flowModule = createFlowModule(config, database, jobs, overrides.messagingProvider);
+  // What both trees and the platform keep only for a while, pruned daily (docs/privacy.md).
+  jobs.register(retentionJob(retentionTasks(config, database)));
   for (const definition of overrides.jobs ?? []) jobs.register(definition);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);

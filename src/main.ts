@@ -5,6 +5,7 @@ import { demoLoginCredentials, ensureDemoWorkspace } from './flow/demo-workspace
 import { demoClinicCredentials, ensureDemoClinic } from './notes/clinics/demo-clinic.ts';
 import { type Config, ConfigError, loadConfig } from './platform/config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { demoDataWanted } from './platform/demo-data.ts';
 import { type CredentialBlock, handOverCredentials } from './platform/first-run-credentials.ts';
 import { createLogger } from './platform/logger.ts';
 import { releaseMemoryWhenIdle } from './platform/memory-release.ts';
@@ -62,9 +63,11 @@ try {
     void grace.close();
   });
 
-  // First start on an empty database: demo data whose secrets are handed over once, after listening.
-  const demoClinic = await ensureDemoClinic(app.vetflow.database.db);
-  const demoLogin = await ensureDemoWorkspace(config.PASSWORD_SCRYPT_LOG_N, app.vetflow.database.db);
+  // First start on an empty database: demo data whose secrets are handed over once, after listening
+  // (on Postgres only with DEMO_DATA=true).
+  const demo = demoDataWanted(config, app.vetflow.database);
+  const demoClinic = demo ? await ensureDemoClinic(app.vetflow.database.db) : null;
+  const demoLogin = demo ? await ensureDemoWorkspace(config.PASSWORD_SCRYPT_LOG_N, app.vetflow.database.db) : null;
 
   await app.listen({ port: config.PORT, host: config.HOST });
   if (config.ROLE !== 'api') await app.vetflow.jobs.startWorkers();

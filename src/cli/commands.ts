@@ -1,6 +1,7 @@
 import { flowCommands } from '../flow/flow.cli.ts';
 import { notesCommands } from '../notes/notes.cli.ts';
 import type { CliCommand } from '../platform/cli.ts';
+import { retentionRun } from './retention.cli.ts';
 
 export { type CliCommand, type CliContext, CliError, requiredFlag } from '../platform/cli.ts';
 
@@ -11,4 +12,4 @@ const migrate: CliCommand = {
 };
 
 /** Every operator command, matched by its leading words. */
-export const commands: readonly CliCommand[] = [migrate, ...notesCommands, ...flowCommands];
+export const commands: readonly CliCommand[] = [migrate, ...notesCommands, ...flowCommands, retentionRun];

@@ -5,10 +5,11 @@ import type { MessagingProvider } from '../providers/messaging/port.ts';
 import { createRecordProvider } from '../providers/messaging/record.ts';
 import { createWebhookProvider } from '../providers/messaging/webhook.ts';
 import { type AuditService, auditService } from './audit/audit.service.ts';
-import { auditRetentionJob } from './audit/audit-retention.job.ts';
 import { type SessionsService, sessionsService } from './auth/sessions.service.ts';
 import { type ContactChangesService, contactChangesService } from './contacts/contact-changes.service.ts';
+import { type ContactExportService, contactExportService } from './contacts/contact-export.service.ts';
 import { type ExternalContactsService, externalContactsService } from './contacts/contacts.service.ts';
+import { type ContactErasureService, contactErasureService } from './contacts/erasure.service.ts';
 import { type ContactUpserter, contactUpserter } from './contacts/upsert.service.ts';
 import { type CrmContactsService, crmContactsService } from './crm/crm-contacts.service.ts';
 import { type PipelineService, pipelineService } from './crm/pipeline.service.ts';
@@ -40,6 +41,8 @@ export interface FlowServices {
   readonly upserter: ContactUpserter;
   readonly contacts: ExternalContactsService;
   readonly changes: ContactChangesService;
+  readonly erasure: ContactErasureService;
+  readonly contactExport: ContactExportService;
   readonly surveys: SurveysService;
 }
 
@@ -61,7 +64,6 @@ export function createFlowModule(
 ): FlowModule {
   const db = database.db;
   const surveyMessage = jobs.register(surveyMessageJob({ db, provider, retryDelaySeconds: config.MESSAGING_RETRY_DELAY_SECONDS }));
-  jobs.register(auditRetentionJob({ db, retentionDays: config.AUDIT_RETENTION_DAYS }));
   return {
     services: {
       sessions: sessionsService({ db, config }),
@@ -74,6 +76,8 @@ export function createFlowModule(
       upserter: contactUpserter({ db, batchItemsPerMinute: config.CRM_BATCH_ITEMS_PER_MINUTE }),
       contacts: externalContactsService(db),
       changes: contactChangesService(db),
+      erasure: contactErasureService(db),
+      contactExport: contactExportService(db),
       surveys: surveysService({ db, jobs, job: surveyMessage }),
     },
   };

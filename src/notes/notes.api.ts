@@ -3,6 +3,7 @@ import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
 import { audioRoutes } from './audio/audio.routes.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
+import { erasureRoutes } from './erasure/erasure.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
@@ -41,6 +42,15 @@ const CLINICAL_RECORD_DESCRIPTION =
   'content, order}], signed_by: {name, license}, signed_at}` (sections in display order, as they stand after that ' +
   "signature or amendment; signed_by/signed_at the original signature's); each amendment also `previous_sha256`, the " +
   'link before it. `GET /notes/{id}/history` lists every write, export and audio fetch with the key, request id and time.';
+/** The erasure and retention contract (docs/privacy.md). */
+const PRIVACY_DESCRIPTION =
+  '\n\n**Erasure and retention (LGPD).** An administrator deletes a note with `DELETE /notes/{id}` (a signed note needs ' +
+  '`{"reason"}`, else 422 `REASON_REQUIRED`) or every note of one patient with `POST /erasures {external_id, reason}`: ' +
+  'recording, transcript, sections, versions, signature, amendments, history, stored idempotent answers and queued ' +
+  'jobs go; webhook events already recorded keep only `{type, timestamp, data: {note_id}}`; every route for the id then ' +
+  'answers 404 `NOTE_NOT_FOUND`. Each deletion is written to the erasure log (`GET /erasures`), with no patient data. ' +
+  '`audio_retention_days` in `/settings` has the daily retention run delete the recordings of completed notes: the ' +
+  'note shows `audio.deleted_at` and its audio answers 410 `AUDIO_EXPIRED`.';
 /** The templates contract (docs/notes-templates.md). */
 const TEMPLATES_DESCRIPTION =
   '\n\n**Templates.** A note is written in the sections of a template: the built-ins `padrao` (the six base sections, ' +
@@ -69,7 +79,8 @@ export const notesApiDescription: ApiDescription = {
     'retried with backoff for about 24 h on timeouts, 429 and 5xx. ' +
     CLINICAL_NOTES_DESCRIPTION +
     CLINICAL_RECORD_DESCRIPTION +
-    TEMPLATES_DESCRIPTION,
+    TEMPLATES_DESCRIPTION +
+    PRIVACY_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
   },
@@ -122,4 +133,5 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(recordRoutes, { record: services.record });
   await app.register(historyRoutes, { history: services.history });
   await app.register(audioRoutes, { audio: services.audio });
+  await app.register(erasureRoutes, { erasure: services.erasure });
 }

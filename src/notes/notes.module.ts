@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import { idempotency } from '../platform/db/idempotency.ts';
@@ -6,12 +5,13 @@ import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Drafter } from '../providers/drafting/port.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
-import { createLocalStorage } from '../providers/storage/local.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
-import { createS3Storage } from '../providers/storage/s3.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { type AudioService, audioService } from './audio/audio.service.ts';
+import { configuredStorage, transcriptionTempDir } from './audio/configured-storage.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import { type ErasureService, erasureService } from './erasure/erasure.service.ts';
+import { purgeFilesJob } from './erasure/purge-files.ts';
 import { type ExportService, exportService } from './export/export.service.ts';
 import { type HistoryService, historyService } from './history/history.service.ts';
 import { type KeysService, keysService } from './keys/keys.service.ts';
@@ -61,6 +61,7 @@ export interface NotesServices {
   readonly history: HistoryService;
   readonly audio: AudioService;
   readonly live: LiveService;
+  readonly erasure: ErasureService;
 }
 
 export interface NotesProviders {
@@ -85,18 +86,8 @@ export function createNotesModule(
   providers: NotesProviders = createConfiguredProviders(config, logger),
 ): NotesModule {
   const db = database.db;
-  const storage =
-    config.STORAGE_DRIVER === 's3'
-      ? createS3Storage({
-          bucket: config.S3_BUCKET ?? '',
-          region: config.S3_REGION,
-          endpoint: config.S3_ENDPOINT,
-          accessKeyId: config.S3_ACCESS_KEY_ID,
-          secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-          forcePathStyle: config.S3_FORCE_PATH_STYLE,
-          prefix: config.S3_PREFIX,
-        })
-      : createLocalStorage(path.resolve(config.DATA_DIR, 'audio'));
+  const storage = configuredStorage(config);
+  const tempDir = transcriptionTempDir(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
   const measured = measuredProviders(providers);
   const transcribe = jobs.register(
@@ -111,7 +102,7 @@ export function createNotesModule(
       events: webhooks.noteEvents,
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,
-      tempDir: path.resolve(config.DATA_DIR, 'tmp', 'transcription'),
+      tempDir,
       liveNotes: liveNotesTranscriber({ config, db, jobs, storage, transcriber: measured.transcriber }),
     }),
   );
@@ -124,6 +115,9 @@ export function createNotesModule(
       events: webhooks.noteEvents,
     }),
   );
+
+  // The files of deleted notes, retried in the background when storage refuses (notes/erasure/).
+  const purge = jobs.register(purgeFilesJob({ storage, tempRoot: tempDir }));
 
   const idempotent = idempotency(db);
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
@@ -142,7 +136,7 @@ export function createNotesModule(
     }),
     notes: notesService({ db, publicBaseUrl: config.PUBLIC_BASE_URL, listCountLimit: config.NOTES_LIST_COUNT_LIMIT }),
     exports: exportService({ db }),
-    retries: retryService({ db, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
+    retries: retryService({ db, storage, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
     settings: settingsService({ db }),
     templates: templatesService({ db }),
@@ -162,6 +156,7 @@ export function createNotesModule(
       defaultNoteStyle: config.NOTE_STYLE,
       clinicalAvailable: Boolean(providers.drafter),
     }),
+    erasure: erasureService({ db, jobs, purge, storage, tempRoot: tempDir, logger }),
   };
   return { storage, webhooks, authenticator, usage, services };
 }

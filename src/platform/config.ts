@@ -178,6 +178,14 @@ const variables = z.object({
 
   // CRM contacts and surveys: audit retention, and where survey messages go.
   AUDIT_RETENTION_DAYS: int(90, 1, 3650),
+  // Retention (docs/privacy.md), read by every process that runs it (workers' daily job, the CLI's
+  // `retention run`): days of contact change feed, hours of stored Idempotency-Key answers. 0 keeps
+  // nothing older than the run.
+  CONTACT_CHANGES_RETENTION_DAYS: int(30, 0, 3650),
+  IDEMPOTENCY_RETENTION_HOURS: int(48, 0, 87_600),
+  // The demo clinic and workspace (keys and login valid 30 days) are made on the first start of an
+  // empty embedded database; on Postgres only when this is true.
+  DEMO_DATA: bool(false),
   MESSAGING_PROVIDER: z.enum(['record', 'webhook']).default('record'),
   MESSAGING_WEBHOOK_URL: optionalUrl,
   // The first wait before a failed survey message is sent again (doubling each time, 5 retries).

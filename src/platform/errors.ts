@@ -56,6 +56,9 @@ export const ERROR_STATUS = {
   CAPTURE_CLOSED: 409,
   PARTS_MISSING: 409,
   PARTS_UNEXPECTED: 409,
+  // erasure and retention (notes/erasure/, notes/audio/audio-retention.ts)
+  REASON_REQUIRED: 422,
+  AUDIO_EXPIRED: 410,
   WEBHOOK_NOT_FOUND: 404,
   WEBHOOK_DELIVERY_NOT_FOUND: 404,
   WEBHOOK_DISABLED: 422,
@@ -76,6 +79,7 @@ export const ERROR_STATUS = {
   STAGE_NOT_FOUND: 404,
   CHAT_NOT_FOUND: 404,
   ACTIVE_LEAD_EXISTS: 409,
+  CURSOR_EXPIRED: 410,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -88,6 +92,7 @@ const ERROR_NAMES: Record<number, string> = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   416: 'range_not_satisfiable',

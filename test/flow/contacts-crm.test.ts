@@ -113,8 +113,8 @@ describe('audit trail', () => {
       .update(contactExternalApiAuditLogs)
       .set({ createdAt: sql`now() - interval '91 days'` })
       .where(eq(contactExternalApiAuditLogs.id, old!.id));
-    // The same definition the app registered (jobs are matched by name); cron would run it daily.
-    await app.vetflow.jobs.send(app.vetflow.jobs.definition('flow.audit-retention'), {});
+    // The retention run the app registered (jobs are matched by name); cron runs it daily.
+    await app.vetflow.jobs.send(app.vetflow.jobs.definition('retention'), {});
     await eventually(async () => {
       const rows = await db.select().from(contactExternalApiAuditLogs).where(eq(contactExternalApiAuditLogs.contactId, created.id));
       return rows.length === 1 && !rows.some((row) => row.id === old!.id);

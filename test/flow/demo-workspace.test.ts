@@ -52,7 +52,11 @@ describe('the server on first start', () => {
 
   it('hands the demo login over once, outside the logs, and never again', async () => {
     const database = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL ? await createTestDatabase() : undefined;
-    const env = { DATA_DIR: dataDir, ...(database?.url ? { DATABASE_URL: database.url } : {}), PASSWORD_SCRYPT_LOG_N: '14' };
+    // On Postgres the demo is made only when asked for (test/platform/demo-data.test.ts).
+    const env = {
+      ...(database?.url ? { DATABASE_URL: database.url, DEMO_DATA: 'true' } : { DATA_DIR: dataDir }),
+      PASSWORD_SCRYPT_LOG_N: '14',
+    };
     try {
       const server = await startServer(env);
       await server.stop();

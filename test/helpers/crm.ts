@@ -11,7 +11,7 @@ import type { TestApp } from './app.ts';
 
 /** The cheapest scrypt cost the app accepts, so logins in tests take milliseconds. */
 export const CRM_TEST_ENV = { PASSWORD_SCRYPT_LOG_N: '14' };
-export const ALL_SCOPES: CrmScope[] = ['contacts:write', 'contacts:read', 'contacts:delete', 'satisfaction:write'];
+export const ALL_SCOPES: CrmScope[] = ['contacts:write', 'contacts:read', 'contacts:delete', 'contacts:erase', 'satisfaction:write'];
 
 const unique = () => randomBytes(4).toString('hex');
 

@@ -102,7 +102,7 @@ describe('Notes API auth suite', () => {
 // One resource of each kind, owned by the first clinic; the other clinic's administrator (every
 // permission) asks for each of them on every route that names one.
 const as = (key: string) => ({ 'x-api-key': key });
-const noteId = await uploadNote(app, keys.editor, { name: 'Tenant' });
+const noteId = await uploadNote(app, keys.editor, { name: 'Tenant', external_id: 'TENANT-1' });
 await waitUntilSettled(app, keys.viewer, noteId);
 const sectionId: string = (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.viewer) })).json().data
   .note_sections[0].id;
@@ -217,5 +217,22 @@ describe('Notes API tenant isolation', () => {
     const template = await app.inject({ method: 'GET', url: `${PREFIX}/templates/${templateId}`, headers: as(keys.admin) });
     expect(template.json().data.name).toBe('Tenant');
     expect((await app.inject({ method: 'GET', url: `${PREFIX}/notes`, headers: as(keys.viewer) })).statusCode).toBe(200);
+  });
+
+  it("erases only the caller's clinic: another clinic's erasure of the same external id deletes nothing here", async () => {
+    const erased = await app.inject({
+      method: 'POST',
+      url: `${PREFIX}/erasures`,
+      headers: as(other.admin),
+      payload: { external_id: 'TENANT-1', reason: 'Pedido do titular' },
+    });
+    expect(erased.statusCode, erased.body).toBe(200);
+    expect(erased.json().data.notes_deleted).toBe(0);
+    expect((await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.viewer) })).statusCode).toBe(200);
+    // Each clinic's log shows its own entries only.
+    const theirs = await app.inject({ method: 'GET', url: `${PREFIX}/erasures`, headers: as(other.admin) });
+    expect(theirs.json().data.map((entry: { id: string }) => entry.id)).toEqual([erased.json().data.id]);
+    const ours = await app.inject({ method: 'GET', url: `${PREFIX}/erasures`, headers: as(keys.admin) });
+    expect(ours.json().meta.total).toBe(0);
   });
 });

@@ -297,8 +297,8 @@ describe('retention', () => {
     await db.database.db.execute(
       sql`update webhook_events set created_at = now() - interval '31 days' where id in (${settled.event_id}, ${unsettled.event_id})`,
     );
-    // The definition the app registered (jobs are matched by name); cron runs it daily.
-    await app.vetflow.jobs.send(app.vetflow.jobs.definition('notes.webhook-retention'), {});
+    // The retention run the app registered (jobs are matched by name); cron runs it daily.
+    await app.vetflow.jobs.send(app.vetflow.jobs.definition('retention'), {});
     await eventually(async () => (await deliveries(delivered.id)).meta.total === 0);
     // Still being retried (the first retry is ~1 s away, the last ~10 s): kept.
     expect((await deliveries(retrying.id)).data.map((delivery) => delivery.event_id)).toEqual([unsettled.event_id]);

@@ -30,23 +30,16 @@ export async function listAuditLogs(
   return { rows, total: count?.total ?? 0 };
 }
 
-// Deleted per statement: each stays far below the statement timeout however much has piled up.
-const DELETE_BATCH = 5_000;
-
-/** Deletes entries older than the cut-off, in batches; returns how many. */
-export async function deleteAuditLogsBefore(cutoff: Date, tx: Db): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const old = tx
-      .select({ id: contactExternalApiAuditLogs.id })
-      .from(contactExternalApiAuditLogs)
-      .where(lt(contactExternalApiAuditLogs.createdAt, cutoff))
-      .limit(DELETE_BATCH);
-    const deleted = await tx
-      .delete(contactExternalApiAuditLogs)
-      .where(inArray(contactExternalApiAuditLogs.id, old))
-      .returning({ id: contactExternalApiAuditLogs.id });
-    total += deleted.length;
-    if (deleted.length < DELETE_BATCH) return total;
-  }
+/** Deletes up to `limit` entries older than the cut-off, by id, in one statement; returns how many. */
+export async function deleteAuditLogsBefore(cutoff: Date, limit: number, tx: Db): Promise<number> {
+  const old = tx
+    .select({ id: contactExternalApiAuditLogs.id })
+    .from(contactExternalApiAuditLogs)
+    .where(lt(contactExternalApiAuditLogs.createdAt, cutoff))
+    .limit(limit);
+  const deleted = await tx
+    .delete(contactExternalApiAuditLogs)
+    .where(inArray(contactExternalApiAuditLogs.id, old))
+    .returning({ id: contactExternalApiAuditLogs.id });
+  return deleted.length;
 }

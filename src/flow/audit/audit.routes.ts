@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTACT_AUDIT_ACTIONS } from '../../platform/db/schema/index.ts';
 import { metaOf, pageOf } from '../../platform/http/pagination.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
@@ -9,7 +10,7 @@ import type { AuditService } from './audit.service.ts';
 const AuditEntry = z
   .object({
     id: UuidSchema,
-    action: z.enum(['created', 'updated', 'restored', 'deleted']),
+    action: z.enum(CONTACT_AUDIT_ACTIONS),
     api_key_id: UuidSchema.nullable(),
     api_key_prefix: z.string(),
     changes: z

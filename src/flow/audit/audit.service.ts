@@ -6,10 +6,13 @@ import { findContact } from '../contacts/contacts.repo.ts';
 import { assertAdministrator } from '../crm/access.ts';
 import { listAuditLogs } from './audit.repo.ts';
 
-/** Administrators read a contact's trail, deleted contacts included (that is when it matters most). */
+/**
+ * Administrators read a contact's trail, deleted and erased contacts included (that is when it
+ * matters most; an erased contact's trail holds no personal value, docs/privacy.md).
+ */
 async function readTrail(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, page: { limit: number; offset: number }) {
   assertAdministrator(caller, workspaceId, 'read audit logs');
-  if (!(await findContact(workspaceId, contactId, { includeDeleted: true }, db)))
+  if (!(await findContact(workspaceId, contactId, { includeDeleted: true, includeErased: true }, db)))
     throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return listAuditLogs(workspaceId, contactId, page, db);
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, eq, gt, isNull, lt, sql } from '../../platform/db/drizzle.ts';
+import { and, eq, gt, isNull, lt, or, sql } from '../../platform/db/drizzle.ts';
 import { crmSessions, crmUsers, workspaces } from '../../platform/db/schema/index.ts';
 
 export async function insertSession(userId: string, tokenHash: string, ttlMinutes: number, tx: Db) {
@@ -14,7 +14,7 @@ export async function insertSession(userId: string, tokenHash: string, ttlMinute
 
 /**
  * The live session with this token hash, with its user and workspace: not expired, used within the
- * last `idleMinutes`, of a user who is not disabled.
+ * last `idleMinutes`, of a user who is neither disabled nor expired.
  */
 export async function findLiveSession(tokenHash: string, idleMinutes: number, tx: Db) {
   const [row] = await tx
@@ -37,6 +37,7 @@ export async function findLiveSession(tokenHash: string, idleMinutes: number, tx
         gt(crmSessions.expiresAt, sql`now()`),
         gt(crmSessions.lastSeenAt, sql`now() - make_interval(mins => ${idleMinutes}::int)`),
         isNull(crmUsers.disabledAt),
+        or(isNull(crmUsers.expiresAt), gt(crmUsers.expiresAt, sql`now()`)),
       ),
     );
   return row;

@@ -47,8 +47,9 @@ async function login(
     // Unknown emails still pay for one scrypt, so timing does not reveal them either.
     const hash = user?.passwordHash ?? (await dummyPasswordHash(config.PASSWORD_SCRYPT_LOG_N));
     const valid = await verifyPassword(input.password, hash);
-    // A disabled user's right password opens nothing, and answers as a wrong one would.
-    return user && valid && !user.disabledAt ? user : undefined;
+    // A disabled or expired user's right password opens nothing, and answers as a wrong one would.
+    const usable = user && !user.disabledAt && !(user.expiresAt && user.expiresAt.getTime() <= Date.now());
+    return usable && valid ? user : undefined;
   });
   if (!user) throw new AppError('INVALID_CREDENTIALS', BAD_CREDENTIALS);
   const token = randomBytes(32).toString('base64url');

@@ -22,6 +22,10 @@ function decodeCursor(cursor: string): FeedPlace {
   return { position: Number(match[1]), id: Number(match[2]) };
 }
 
+function isBefore(place: FeedPlace, other: FeedPlace): boolean {
+  return place.position < other.position || (place.position === other.position && place.id < other.id);
+}
+
 /**
  * GET /external/.../contacts/changes: the workspace's contact changes after the cursor (none: from
  * the first), oldest first, the cursor to resume from, and whether more changes are ready now.
@@ -29,6 +33,7 @@ function decodeCursor(cursor: string): FeedPlace {
  * last. A page with nothing more has read everything below the horizon, so its cursor moves up to
  * the horizon (an empty page too): a follower never rescans what it has seen, and never skips a
  * change that commits later (its position is at or above the horizon).
+ * A cursor below what the retention job pruned → 410 CURSOR_EXPIRED, with the cursor to resync from.
  */
 async function listContactChanges(
   db: Db,
@@ -36,7 +41,17 @@ async function listContactChanges(
   query: { cursor?: string; limit: number },
 ): Promise<{ changes: ContactChangeRow[]; nextCursor: string; hasMore: boolean }> {
   const after = query.cursor === undefined ? { position: 0, id: 0 } : decodeCursor(query.cursor);
-  const { rows, horizon } = await readContactChanges(caller.workspaceId, after, query.limit + 1, db);
+  const { rows, horizon, floor } = await readContactChanges(caller.workspaceId, after, query.limit + 1, db);
+  // The floor is a change that was deleted: a cursor below it never read that change.
+  if (query.cursor !== undefined && floor && isBefore(after, floor)) {
+    throw new AppError(
+      'CURSOR_EXPIRED',
+      'This cursor is older than the changes still kept (CONTACT_CHANGES_RETENTION_DAYS): some changes after it were ' +
+        'deleted. Resync: read every contact again, then follow the feed from details.oldest_cursor, which returns every ' +
+        'change still kept.',
+      { oldest_cursor: encodeCursor(floor) },
+    );
+  }
   const hasMore = rows.length > query.limit;
   const changes = hasMore ? rows.slice(0, query.limit) : rows;
   const last = changes.at(-1);

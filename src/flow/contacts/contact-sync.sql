@@ -30,11 +30,17 @@ CREATE OR REPLACE FUNCTION vetflow_contact_projection(c contacts) RETURNS jsonb
 --
 -- Source: `erp` unless the transaction said otherwise (`set_config('vetflow.change_source',
 -- 'crm_user', true)`, the CRM edit).
+--
+-- Change: what the version is (`created`, `updated`, `deleted`, `restored`, `erased`). The erasure
+-- (erasure.repo.ts) sets erased_at and anonymises the row in one UPDATE: its version is `erased`,
+-- with no projection (the row is deleted by then), written even if no API field changed.
 CREATE OR REPLACE FUNCTION vetflow_contact_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   fields text[];
+  kind text;
 BEGIN
   IF TG_OP = 'INSERT' THEN
+    kind := 'created';
     fields := array_remove(ARRAY[
       CASE WHEN NEW.external_id IS NOT NULL THEN 'external_id' END,
       CASE WHEN NEW.document IS NOT NULL THEN 'document' END,
@@ -54,14 +60,18 @@ BEGIN
       CASE WHEN NEW.source IS DISTINCT FROM OLD.source THEN 'source' END,
       CASE WHEN NEW.profile_pic_url IS DISTINCT FROM OLD.profile_pic_url THEN 'profile_pic_url' END,
       CASE WHEN (NEW.deleted_at IS NULL) <> (OLD.deleted_at IS NULL) THEN 'deleted' END], NULL);
+    kind := CASE WHEN NEW.erased_at IS NOT NULL AND OLD.erased_at IS NULL THEN 'erased'
+      WHEN NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN 'deleted'
+      WHEN NEW.deleted_at IS NULL AND OLD.deleted_at IS NOT NULL THEN 'restored'
+      ELSE 'updated' END;
     -- Only the CRM's own columns changed (edit marks, legacy id): no version the ERP can see.
-    IF cardinality(fields) = 0 THEN RETURN NEW; END IF;
+    IF cardinality(fields) = 0 AND kind <> 'erased' THEN RETURN NEW; END IF;
     NEW.change_position := greatest(pg_current_xact_id()::text::bigint, OLD.change_position);
   END IF;
-  INSERT INTO contact_changes (workspace_id, contact_id, position, source, changed_fields, deleted, contact)
+  INSERT INTO contact_changes (workspace_id, contact_id, position, source, change, changed_fields, deleted, contact)
     VALUES (NEW.workspace_id, NEW.id, NEW.change_position,
       coalesce(nullif(current_setting('vetflow.change_source', true), ''), 'erp'),
-      fields, NEW.deleted_at IS NOT NULL,
+      kind, fields, NEW.deleted_at IS NOT NULL,
       CASE WHEN NEW.deleted_at IS NULL THEN vetflow_contact_projection(NEW) END);
   RETURN NEW;
 END;

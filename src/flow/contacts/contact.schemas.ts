@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTACT_CHANGE_KINDS } from '../../platform/db/schema/index.ts';
 import { ErrorBodySchema, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { ContactRow } from './contacts.repo.ts';
 
@@ -138,7 +139,11 @@ export const ContactBatchResult = z
   .meta({ id: 'ContactBatchResult' });
 
 export const ContactChangesQuery = z.object({
-  cursor: z.string().max(200).optional().describe('A `next_cursor` from an earlier page; absent: from the first change.'),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("A `next_cursor` from an earlier page, or a 410's `details.oldest_cursor`; absent: from the first change still kept."),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
@@ -148,7 +153,10 @@ export const ContactChangesPage = z
       z
         .object({
           contact_id: UuidSchema,
-          contact: ContactProjection.nullable().describe('This version as GET …/contacts/{id} showed it; null once deleted.'),
+          change: z
+            .enum(CONTACT_CHANGE_KINDS)
+            .describe('What this version is: the first, a later one, a deletion, a restore, or the erasure (then `contact` is null).'),
+          contact: ContactProjection.nullable().describe('This version as GET …/contacts/{id} showed it; null once deleted or erased.'),
           deleted: z.boolean(),
           source: z.enum(['erp', 'crm_user']).describe('`erp`: an API key wrote it; `crm_user`: a CRM user edited it.'),
           changed_fields: z.array(z.string()).describe('API field names that changed; `deleted` for a delete or a restore.'),
@@ -165,3 +173,11 @@ export const ContactChangesPage = z
       ),
   })
   .meta({ id: 'ContactChangesPage' });
+
+export const ContactErased = z
+  .object({
+    erased: z.literal(true),
+    contact_id: UuidSchema,
+    erased_at: TimestampSchema.describe('When the contact was erased (the first erasure, for a repeated one)'),
+  })
+  .meta({ id: 'ContactErasure' });

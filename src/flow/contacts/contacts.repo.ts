@@ -213,17 +213,26 @@ export async function updateContact(id: string, changes: ContactChanges, tx: Db)
   return row!;
 }
 
+/**
+ * The workspace's contact: active only, or also soft-deleted ones (`includeDeleted`); an erased
+ * contact (always deleted too) only with `includeErased` — for everything else it is gone.
+ */
 export async function findContact(
   workspaceId: string,
   id: string,
-  options: { includeDeleted?: boolean; lock?: boolean },
+  options: { includeDeleted?: boolean; includeErased?: boolean; lock?: boolean },
   tx: Db,
 ): Promise<ContactRow | undefined> {
   const query = tx
     .select()
     .from(contacts)
     .where(
-      and(eq(contacts.id, id), eq(contacts.workspaceId, workspaceId), options.includeDeleted ? undefined : isNull(contacts.deletedAt)),
+      and(
+        eq(contacts.id, id),
+        eq(contacts.workspaceId, workspaceId),
+        options.includeDeleted || options.includeErased ? undefined : isNull(contacts.deletedAt),
+        options.includeErased ? undefined : isNull(contacts.erasedAt),
+      ),
     );
   const [row] = options.lock ? await query.for('update') : await query;
   return row;

@@ -14,14 +14,18 @@ import {
   ContactBatchResult,
   ContactChangesPage,
   ContactChangesQuery,
+  ContactErased,
   ContactProjection,
   ContactUpsertBody,
   toProjection,
   UpsertResponse,
 } from './contact.schemas.ts';
 import type { ContactChangesService } from './contact-changes.service.ts';
+import { ContactExport } from './contact-export.schemas.ts';
+import type { ContactExportService } from './contact-export.service.ts';
 import { parseContactUpsert } from './contact-input.ts';
 import type { ExternalContactsService } from './contacts.service.ts';
+import type { ContactErasureService } from './erasure.service.ts';
 import type { BatchItemResult, ContactUpserter } from './upsert.service.ts';
 
 const ContactParams = WorkspaceParams.extend({ contact_id: UuidSchema });
@@ -30,7 +34,19 @@ const tags = ['CRM external: contacts'];
 /** `/external/workspaces/{workspace_id}/contacts`: registered inside `externalApi` (bearer auth, rate limit). */
 export async function externalContactRoutes(
   app: AppInstance,
-  { upserter, contacts, changes }: { upserter: ContactUpserter; contacts: ExternalContactsService; changes: ContactChangesService },
+  {
+    upserter,
+    contacts,
+    changes,
+    erasure,
+    contactExport,
+  }: {
+    upserter: ContactUpserter;
+    contacts: ExternalContactsService;
+    changes: ContactChangesService;
+    erasure: ContactErasureService;
+    contactExport: ContactExportService;
+  },
 ) {
   app.put(
     '/workspaces/:workspace_id/contacts',
@@ -113,17 +129,22 @@ export async function externalContactRoutes(
         operationId: 'listContactChanges',
         summary: 'Follow the contact change feed',
         description:
-          'Every contact created, updated (by an API key: `erp`; by a CRM user: `crm_user`) or deleted after `cursor`, ' +
-          'oldest first, one entry per version: the contact as it was then (null once deleted) and the fields that changed. ' +
-          'Without a cursor, from the first change. Every page, an empty one included, returns `next_cursor` to resume from ' +
-          'and `has_more`. To follow the feed: read pages, passing each `next_cursor` as the next `cursor`, until ' +
-          '`has_more` is false; that page is the end of what has committed so far. Keep its `next_cursor` and poll again ' +
-          'later from it (new changes come after it). A change becomes visible once every transaction older than it has ' +
-          'finished, so a change that commits late is never skipped. A malformed cursor → 400.',
+          'Every contact created, updated (by an API key: `erp`; by a CRM user: `crm_user`), deleted, restored or erased ' +
+          'after `cursor`, oldest first, one entry per version: what happened (`change`), the contact as it was then (null ' +
+          'once deleted or erased) and the fields that changed. An erased contact appears once as `erased`, and its earlier ' +
+          'versions hold no personal value any more (name and phone `[erased]`, the rest null). Without a cursor, from the ' +
+          'first change still kept. Every page, an empty one included, returns `next_cursor` to resume from and `has_more`. To follow the feed: read ' +
+          'pages, passing each `next_cursor` as the next `cursor`, until `has_more` is false; that page is the end of what ' +
+          'has committed so far. Keep its `next_cursor` and poll again later from it. A change becomes ' +
+          'visible once every transaction older than it has finished, so a change that commits late is never skipped. ' +
+          'Changes are kept CONTACT_CHANGES_RETENTION_DAYS (default 30) days: a cursor from before changes it had not read ' +
+          'were pruned → 410 `CURSOR_EXPIRED` with `details.oldest_cursor`; resync (read every contact again, e.g. through ' +
+          'your own list or GET …/contacts/{id}), then follow the feed from `oldest_cursor`, which returns every change still ' +
+          'kept. A malformed cursor → 400.',
         tags,
         params: WorkspaceParams,
         querystring: ContactChangesQuery,
-        response: { 200: ContactChangesPage, ...errorResponses(400, 401, 403, 429) },
+        response: { 200: ContactChangesPage, ...errorResponses(400, 401, 403, 410, 429) },
       },
     },
     async (request) => {
@@ -132,6 +153,7 @@ export async function externalContactRoutes(
       return {
         data: page.changes.map((change) => ({
           contact_id: change.contactId,
+          change: change.change,
           contact: change.contact as z.infer<typeof ContactProjection> | null,
           deleted: change.deleted,
           source: change.source,
@@ -160,6 +182,51 @@ export async function externalContactRoutes(
     async (request) => toProjection(await contacts.getContact(keyCaller(request), request.params.contact_id)),
   );
 
+  app.post(
+    '/workspaces/:workspace_id/contacts/:contact_id/erase',
+    {
+      config: { access: { crmScope: 'contacts:erase' } },
+      schema: {
+        operationId: 'eraseContact',
+        summary: 'Erase a contact (LGPD right to erasure)',
+        description:
+          'Anonymises the contact for good, active or soft-deleted: its name, phone, email, document, address, external id, ' +
+          "source and picture, its pets' names, its chat messages, and the values in its audit entries and earlier " +
+          'change-feed versions are removed (null) or replaced by the fixed marker `[erased]`. Then the contact reads 404, ' +
+          'no upsert can match it (a later upsert with the same phone creates a new contact), and the change feed shows one ' +
+          '`erased` version for it. Leads, chats and survey marks stay, without personal values. The erasure is audited ' +
+          'without personal data. Erasing an erased contact changes nothing and answers the first erasure (same ' +
+          '`erased_at`). An id the workspace never had → 404. Needs the `contacts:erase` scope.',
+        tags,
+        params: ContactParams,
+        response: { 200: ContactErased, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const erased = await erasure.eraseContact(keyCaller(request), request.params.contact_id, { requestId: request.id, ip: request.ip });
+      return { erased: true as const, contact_id: erased.contactId, erased_at: toTimestamp(erased.erasedAt) };
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace_id/contacts/:contact_id/export',
+    {
+      config: { access: { crmScope: 'contacts:read' } },
+      schema: {
+        operationId: 'exportContact',
+        summary: 'Export everything held about a contact (LGPD access and portability)',
+        description:
+          'One JSON document: the contact (with its legacy id and, if soft-deleted, when), its pets, leads, chats with their ' +
+          'messages, satisfaction surveys and audit entries still kept. A soft-deleted contact is exported too (its data is ' +
+          'still held); an erased or unknown one → 404.',
+        tags,
+        params: ContactParams,
+        response: { 200: ContactExport, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => contactExport.exportContact(keyCaller(request), request.params.contact_id),
+  );
+
   app.delete(
     '/workspaces/:workspace_id/contacts/:contact_id',
     {
@@ -169,7 +236,7 @@ export async function externalContactRoutes(
         summary: 'Soft-delete a contact',
         description:
           'Idempotent: 204 also when the contact is already deleted (each success is audited). An id the workspace never ' +
-          'had → 404. A later upsert matching the contact restores it.',
+          'had, or an erased contact → 404. A later upsert matching the contact restores it (to remove it for good: erase it).',
         tags,
         params: ContactParams,
         response: { 204: z.null().describe('Deleted'), ...errorResponses(400, 401, 403, 404, 429) },

@@ -23,6 +23,12 @@ export async function externalApi(app: AppInstance, { services }: { services: Fl
   });
 
   await app.register(keyIdentityRoutes);
-  await app.register(externalContactRoutes, { upserter: services.upserter, contacts: services.contacts, changes: services.changes });
+  await app.register(externalContactRoutes, {
+    upserter: services.upserter,
+    contacts: services.contacts,
+    changes: services.changes,
+    erasure: services.erasure,
+    contactExport: services.contactExport,
+  });
   await app.register(externalSurveyRoutes, { surveys: services.surveys });
 }

@@ -7,7 +7,8 @@ import { findMessageForDelivery, markMessage } from './surveys.repo.ts';
 /**
  * Delivers a queued survey message through the configured messaging provider. Sent in the trigger's
  * transaction, so it exists only for a committed survey; a message already sent is skipped (a
- * retried job never sends twice after success). After the last retry the message is marked failed.
+ * retried job never sends twice after success), as is one whose contact was erased since (nothing is
+ * left to send, or to send it to). After the last retry the message is marked failed.
  * Retries wait `retryDelaySeconds`, doubling each time up to 10 minutes.
  */
 export function surveyMessageJob(deps: { db: Db; provider: MessagingProvider; retryDelaySeconds: number }) {

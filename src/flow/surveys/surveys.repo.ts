@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { eq } from '../../platform/db/drizzle.ts';
+import { and, eq, isNull } from '../../platform/db/drizzle.ts';
 import { chatMessages, chats, contacts } from '../../platform/db/schema/index.ts';
 
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
@@ -9,14 +9,14 @@ export async function insertChatMessage(values: typeof chatMessages.$inferInsert
   return row!;
 }
 
-/** A queued message with what delivery needs: its chat and the contact's phone. */
+/** A queued message with what delivery needs: its chat and the contact's phone; none once the contact is erased. */
 export async function findMessageForDelivery(id: string, tx: Db) {
   const [row] = await tx
     .select({ message: chatMessages, chat: chats, phone: contacts.phone })
     .from(chatMessages)
     .innerJoin(chats, eq(chats.id, chatMessages.chatId))
     .innerJoin(contacts, eq(contacts.id, chats.contactId))
-    .where(eq(chatMessages.id, id));
+    .where(and(eq(chatMessages.id, id), isNull(contacts.erasedAt)));
   return row;
 }
 

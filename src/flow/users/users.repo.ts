@@ -31,3 +31,8 @@ export async function setUserDisabled(workspaceId: string, userId: string, disab
     .returning();
   return row;
 }
+
+/** The time after which the user can no longer log in (the demo administrator's login). */
+export async function setUserExpiry(userId: string, expiresAt: Date, tx: Db): Promise<void> {
+  await tx.update(crmUsers).set({ expiresAt }).where(eq(crmUsers.id, userId));
+}

@@ -23,14 +23,16 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
           "those bytes (a section's `evidence` times map to bytes through the audio's bitrate: a player seeks by time). " +
           'Several ranges → the whole file (200); a unit other than bytes is ignored. A malformed bytes range or one that ' +
           'starts past the end → 416 `RANGE_NOT_SATISFIABLE` with `Content-Range: bytes */<size>`. No audio stored → 404 ' +
-          "`AUDIO_NOT_FOUND`. Each fetch is recorded in the note's history (`audio_fetched`).",
+          "`AUDIO_NOT_FOUND`. Deleted by the clinic's audio retention (`audio_retention_days` in /settings; the note " +
+          'shows `audio.deleted_at`) → 410 `AUDIO_EXPIRED` with `details.deleted_at`. ' +
+          "Each fetch is recorded in the note's history (`audio_fetched`).",
         tags: ['Notes'],
         params: NoteIdParams,
         headers: z.object({ range: z.string().optional().meta({ description: 'e.g. `bytes=0-65535`, `bytes=1000-`, `bytes=-500`' }) }),
         response: {
           200: { description: 'The whole recording', content: audioContent },
           206: { description: 'The range asked (`Content-Range: bytes a-b/size`)', content: audioContent },
-          ...errorResponses(400, 401, 403, 404, 416, 429),
+          ...errorResponses(400, 401, 403, 404, 410, 416, 429),
         },
       },
     },

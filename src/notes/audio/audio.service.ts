@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
@@ -30,6 +31,7 @@ async function fetchAudio(
   input: { noteId: string; range: string | undefined; record: boolean },
 ): Promise<AudioAnswer> {
   const note = await noteOfClinic(caller, input.noteId, deps.db);
+  if (note.audioDeletedAt) throw audioExpired(note.audioDeletedAt);
   const recording = await recordingOf(note, deps.storage);
   if (!recording) throw new AppError('AUDIO_NOT_FOUND', 'No audio is stored for this note');
   const asked = readRange(input.range, recording.size);
@@ -61,6 +63,13 @@ async function fetchAudio(
     headers: { ...headers, 'content-length': String(end - start + 1), 'content-range': `bytes ${start}-${end}/${recording.size}` },
     body: recording.open(asked.range),
   };
+}
+
+/** The recording was deleted by the clinic's audio retention: gone for good (410), and since when. */
+export function audioExpired(deletedAt: Date): AppError {
+  return new AppError('AUDIO_EXPIRED', "This note's recording was deleted by the clinic's audio retention", {
+    deleted_at: toTimestamp(deletedAt),
+  });
 }
 
 export function audioService(deps: AudioDeps) {

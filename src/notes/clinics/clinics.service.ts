@@ -27,11 +27,14 @@ export async function issueOperatorKey(input: { clinicId: string; role: Role; na
   return { id: row.id, key, role: row.role };
 }
 
-/** A clinic and its first administrator key, together or not at all. */
-export async function createClinic(input: { name: string; quotaMinutes?: number | null }, db: Db) {
+/** A clinic and its first administrator key (valid until `adminKeyExpiresAt`, if given), together or not at all. */
+export async function createClinic(input: { name: string; quotaMinutes?: number | null; adminKeyExpiresAt?: Date }, db: Db) {
   return db.transaction(async (tx) => {
     const clinic = await insertClinic({ name: input.name, quotaMinutes: input.quotaMinutes ?? null }, tx);
-    const admin = await issueOperatorKey({ clinicId: clinic.id, role: 'administrator', name: 'Administrator' }, tx);
+    const admin = await issueOperatorKey(
+      { clinicId: clinic.id, role: 'administrator', name: 'Administrator', expiresAt: input.adminKeyExpiresAt ?? null },
+      tx,
+    );
     return { clinic, adminKey: admin.key, adminKeyId: admin.id };
   });
 }

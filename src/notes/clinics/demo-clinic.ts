@@ -1,5 +1,6 @@
 import { claimSetting, updateSetting } from '../../platform/db/app-settings.repo.ts';
 import type { Db } from '../../platform/db/client.ts';
+import { DEMO_CREDENTIALS_DAYS } from '../../platform/demo-data.ts';
 import type { CredentialBlock } from '../../platform/first-run-credentials.ts';
 import { anyClinicExists } from './clinics.repo.ts';
 import { createClinic } from './clinics.service.ts';
@@ -7,7 +8,8 @@ import { createClinic } from './clinics.service.ts';
 const DEMO_MARKER = 'demo.notes_clinic';
 
 /**
- * On the first start against a database without clinics: a demo clinic and its administrator key, returned
+ * On the first start against a database without clinics (the embedded one, or with DEMO_DATA=true:
+ * main.ts asks `demoDataWanted`): a demo clinic and its administrator key, valid 30 days, returned
  * once so the operator can try the API. The marker row and the clinic commit together, so the key
  * is shown exactly once even when several processes start at the same time.
  */
@@ -17,7 +19,8 @@ export async function ensureDemoClinic(db: Db): Promise<{ clinicId: string; admi
     // The marker stays either way: a database that had clinics before its first start (created with
     // `tenant create`) never gets a demo one later.
     if (!claimed || (await anyClinicExists(tx))) return null;
-    const { clinic, adminKey } = await createClinic({ name: 'Demo Clinic' }, tx);
+    const adminKeyExpiresAt = new Date(Date.now() + DEMO_CREDENTIALS_DAYS * 86_400_000);
+    const { clinic, adminKey } = await createClinic({ name: 'Demo Clinic', adminKeyExpiresAt }, tx);
     await updateSetting(DEMO_MARKER, { created: true, clinic_id: clinic.id }, tx);
     return { clinicId: clinic.id, adminKey };
   });

@@ -30,3 +30,14 @@ export async function insertHistoryEvent(event: NewHistoryEvent, tx: Db): Promis
 export async function historyOf(noteId: string, db: Db): Promise<HistoryRow[]> {
   return db.select().from(noteHistory).where(eq(noteHistory.noteId, noteId)).orderBy(asc(noteHistory.id));
 }
+
+/** The same worker event (no key, no request) for many notes, in one statement. */
+export async function insertWorkerEvents(
+  noteIds: readonly string[],
+  event: NoteHistoryEvent,
+  details: Record<string, unknown>,
+  tx: Db,
+): Promise<void> {
+  if (noteIds.length === 0) return;
+  await tx.insert(noteHistory).values(noteIds.map((noteId) => ({ noteId, event, keyId: null, keyName: null, requestId: null, details })));
+}

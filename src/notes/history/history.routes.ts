@@ -19,7 +19,8 @@ const HistoryEventSchema = z
         '`{section_id, before, after}` (each `{title, label, content, order}`). `retried`: `{}`. `signed`: `{signed_by, ' +
         'flags_acknowledged, open_flags, content_sha256}`. `amended`: `{amendment_id, section_id, label, reason, signed_by, ' +
         'content_sha256, previous_sha256}`. `exported`: `{format}`. `audio_fetched`: `{range}` (the Range header served, or ' +
-        'null for the whole file). Reads never carry transcript or section text.',
+        "null for the whole file). `audio_deleted` (worker, no key): `{retention_days}`, the clinic's audio retention " +
+        'deleted the recording. Reads never carry transcript or section text.',
     }),
   })
   .meta({ id: 'NoteHistoryEvent' });
@@ -35,8 +36,8 @@ export async function historyRoutes(app: AppInstance, { history }: { history: Hi
         operationId: 'getNoteHistory',
         summary: 'Who did what to a note, oldest first',
         description:
-          'Every write (created, completed, failed, section_edited, retried, signed, amended) and every export and audio ' +
-          'fetch of the note, with the key (id and name), the request id and the time. A refused request records nothing.',
+          'Every write (created, completed, failed, section_edited, retried, signed, amended, audio_deleted) and every export ' +
+          'and audio fetch of the note, with the key (id and name), the request id and the time. A refused request records nothing.',
         tags: ['Notes'],
         params: NoteIdParams,
         response: { 200: HistoryEnvelope, ...errorResponses(400, 401, 403, 404, 429) },

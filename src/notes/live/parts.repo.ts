@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
+import { and, asc, eq, inArray, sql } from '../../platform/db/drizzle.ts';
 import { noteParts, notes, type StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
 
@@ -23,6 +23,15 @@ export async function findPart(noteId: string, part: number, db: Db): Promise<Pa
 /** The note's parts in part order. */
 export async function partsOf(noteId: string, db: Db): Promise<PartRow[]> {
   return db.select().from(noteParts).where(eq(noteParts.noteId, noteId)).orderBy(asc(noteParts.part));
+}
+
+/** The stored parts of these notes, note by note. */
+export async function partKeysWithNotes(noteIds: readonly string[], db: Db): Promise<{ noteId: string; storageKey: string }[]> {
+  if (noteIds.length === 0) return [];
+  return db
+    .select({ noteId: noteParts.noteId, storageKey: noteParts.storageKey })
+    .from(noteParts)
+    .where(inArray(noteParts.noteId, [...noteIds]));
 }
 
 export async function partNumbersOf(noteId: string, db: Db): Promise<number[]> {

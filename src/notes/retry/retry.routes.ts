@@ -16,8 +16,10 @@ const common = {
     'Only a failed note: its failure is cleared and it is processed again. A retry counts against the monthly quota like an upload of ' +
     'the same audio (403 `QUOTA_EXCEEDED`), and a note can be retried a limited number of times (422 `NOTE_RETRY_LIMIT`; ' +
     'NOTE_MAX_RETRIES, 3 by default). `Idempotency-Key` is honoured (24 h): a replay is not counted again. A signed note ' +
-    'is locked: 409 `NOTE_SIGNED`, before any other state check.',
-  response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+    'is locked: 409 `NOTE_SIGNED`, before any other state check. A failed note whose recording is gone cannot be ' +
+    "transcribed again: 410 `AUDIO_EXPIRED` (deleted by the clinic's audio retention, `details.deleted_at`) or 404 " +
+    '`AUDIO_NOT_FOUND` (no longer in storage); nothing is charged or written.',
+  response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 409, 410, 422, 429) },
 };
 
 export async function retryRoutes(app: AppInstance, { retries: notes }: { retries: RetryService }) {

@@ -3,6 +3,8 @@ import type { Db } from '../../platform/db/client.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import type { AudioStorage } from '../../providers/storage/port.ts';
+import { audioExpired } from '../audio/audio.service.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
@@ -15,6 +17,8 @@ import { recordRetry, retriesOf } from './retry.repo.ts';
 
 export interface RetryDeps {
   db: Db;
+  /** Where the recording a retry transcribes again must still be. */
+  storage: AudioStorage;
   idempotent: Idempotent;
   jobs: JobQueue;
   transcribe: ReturnType<typeof transcribeJob>;
@@ -45,33 +49,47 @@ export function retryService(deps: RetryDeps) {
 async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
   const found = await noteOfClinic(caller, noteId, deps.db);
   const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint: noteId, reusedFor: 'another note' };
-  return deps.idempotent<RetryResult['body']>(request, async (tx) => {
-    // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
-    // other retry or upload of this clinic that committed before this one.
-    const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
-    // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
-    const record = await lockNoteRecord(noteId, tx);
-    if (record) refuseSigned(record);
-    const note = await requeueFailedNote(noteId, caller.clinicId, tx);
-    if (!note) {
-      const current = await noteOfClinic(caller, noteId, tx);
-      throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
-        transcription_status: current.transcriptionStatus,
-      });
+  // A failed note whose recording is gone cannot be transcribed again: refused before anything is
+  // written (a replay of an answered key is not asked). 410 AUDIO_EXPIRED when the clinic's audio
+  // retention deleted it, 404 AUDIO_NOT_FOUND when storage has lost it.
+  const recordingStillThere = async () => {
+    if (found.transcriptionStatus !== 'failed') return;
+    if (found.audioDeletedAt) throw audioExpired(found.audioDeletedAt);
+    if (!(await deps.storage.exists(found.audioKey))) {
+      throw new AppError('AUDIO_NOT_FOUND', "This note's recording is no longer in storage: it cannot be transcribed again");
     }
-    const retries = await retriesOf(note.id, tx);
-    if (retries >= deps.maxRetries) {
-      throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
-        retries,
-        max_retries: deps.maxRetries,
-      });
-    }
-    await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
-    await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
-    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
-    await recordNoteEvent(tx, note.id, 'retried', caller);
-    return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
-  });
+  };
+  return deps.idempotent<RetryResult['body']>(
+    request,
+    async (tx) => {
+      // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
+      // other retry or upload of this clinic that committed before this one.
+      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
+      // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
+      const record = await lockNoteRecord(noteId, tx);
+      if (record) refuseSigned(record);
+      const note = await requeueFailedNote(noteId, caller.clinicId, tx);
+      if (!note) {
+        const current = await noteOfClinic(caller, noteId, tx);
+        throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
+          transcription_status: current.transcriptionStatus,
+        });
+      }
+      const retries = await retriesOf(note.id, tx);
+      if (retries >= deps.maxRetries) {
+        throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
+          retries,
+          max_retries: deps.maxRetries,
+        });
+      }
+      await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
+      await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
+      await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+      await recordNoteEvent(tx, note.id, 'retried', caller);
+      return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
+    },
+    { before: recordingStillThere },
+  );
 }
 
 export type RetryService = ReturnType<typeof retryService>;

@@ -16,6 +16,7 @@ export function toSettingsBody(row: SettingsRow | undefined): Settings {
   return {
     default_template: row?.defaultTemplate ?? 'padrao',
     reference_ranges: effectiveRanges((row?.referenceRanges ?? {}) as RangeOverrides),
+    audio_retention_days: row?.audioRetentionDays ?? null,
   };
 }
 
@@ -39,6 +40,7 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
     const current = (await findSettings(caller.clinicId, deps.db))?.referenceRanges ?? {};
     values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
   }
+  if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
   if (Object.keys(values).length === 0) return getSettings(deps, caller);
   return toSettingsBody(await saveSettings(caller.clinicId, values, deps.db));
 }

@@ -33,6 +33,7 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
           review_flags: completed ? (note.reviewFlags as ReviewFlag[]) : [],
           signature: signature ? toSignatureBody(signature) : null,
           vitals: completed ? (note.vitals as Vital[]) : [],
+          audio: { available: note.audioDeletedAt === null, deleted_at: note.audioDeletedAt ? toTimestamp(note.audioDeletedAt) : null },
         }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),

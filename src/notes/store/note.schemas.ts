@@ -152,6 +152,17 @@ export const NoteSchema = z
           'respiratory rate, capillary refill time, body condition score, dehydration, mucous membranes), one entry per distinct ' +
           "value, flagged against the species' reference ranges when the note completed; [] when none was said or not completed",
       }),
+    audio: z
+      .object({
+        available: z.boolean().meta({ description: 'false once the recording was deleted (GET /notes/{id}/audio → 410 AUDIO_EXPIRED)' }),
+        deleted_at: TimestampSchema.nullable().meta({ description: "When the clinic's audio retention deleted it; null while kept" }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Single-note fetch and webhooks only: the recording, kept or deleted by the clinic's audio retention " +
+          '(`audio_retention_days` in /settings). The note, its transcript and sections stay either way.',
+      }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

@@ -1,6 +1,14 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
-import { clinics, noteRetries, noteSections, notes, type StoredTranscript, type StoredVital } from '../../platform/db/schema/index.ts';
+import {
+  clinics,
+  noteErasures,
+  noteRetries,
+  noteSections,
+  notes,
+  type StoredTranscript,
+  type StoredVital,
+} from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
@@ -87,7 +95,8 @@ export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number 
 
 /**
  * Seconds of audio the clinic had processed since `since`: its uploads (failed notes included:
- * they were processed) and its retries, each counted when it was made.
+ * they were processed) and its retries, each counted when it was made, and what notes deleted
+ * since then had charged (note_erasures.quota_seconds: a deletion gives no processing back).
  */
 export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): Promise<number> {
   const [uploaded] = await tx
@@ -98,7 +107,11 @@ export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): 
     .select({ seconds: sql<number>`coalesce(sum(${noteRetries.audioDurationSeconds}), 0)::float8` })
     .from(noteRetries)
     .where(and(eq(noteRetries.clinicId, clinicId), gte(noteRetries.createdAt, since)));
-  return Number(uploaded?.seconds ?? 0) + Number(retried?.seconds ?? 0);
+  const [erased] = await tx
+    .select({ seconds: sql<number>`coalesce(sum(${noteErasures.quotaSeconds}), 0)::float8` })
+    .from(noteErasures)
+    .where(and(eq(noteErasures.clinicId, clinicId), gte(noteErasures.createdAt, since)));
+  return Number(uploaded?.seconds ?? 0) + Number(retried?.seconds ?? 0) + Number(erased?.seconds ?? 0);
 }
 
 /**

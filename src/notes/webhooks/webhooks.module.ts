@@ -6,7 +6,6 @@ import type { Logger } from '../../platform/logger.ts';
 import { deliverJob } from './deliver.job.ts';
 import { type NoteEvents, noteEvents } from './note-events.ts';
 import { Outbox } from './outbox.ts';
-import { webhookRetentionJob } from './retention.job.ts';
 import { KEY_MISSING_MESSAGE, loadSecretKeyring, secretKeyMissing } from './secret-key.ts';
 import { SecretBox } from './secrets.ts';
 import { sweepJob } from './sweep.job.ts';
@@ -22,7 +21,10 @@ export interface WebhooksModule {
   readonly allowPrivateTargets: boolean;
 }
 
-/** The webhook outbox and secrets; its jobs (delivery, sweep, retention) are registered on `jobs`. */
+/**
+ * The webhook outbox and secrets; its jobs (delivery, sweep) are registered on `jobs` (its retention
+ * is a task of the retention run: notes.retention.ts).
+ */
 export function createWebhooksModule(config: Config, database: Database, jobs: JobQueue, logger: Logger): WebhooksModule {
   // Everything else keeps working without the key (uploads, notes, the CRM): only what needs it
   // is refused, so a server started without it is still of use while the operator adds it.
@@ -50,7 +52,6 @@ export function createWebhooksModule(config: Config, database: Database, jobs: J
     }),
   );
   jobs.register(sweepJob({ db: database.db, jobs, deliver }));
-  jobs.register(webhookRetentionJob({ db: database.db, retentionDays: config.WEBHOOK_RETENTION_DAYS }));
   const outbox = new Outbox(jobs, deliver);
   return {
     outbox,

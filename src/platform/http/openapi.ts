@@ -156,9 +156,23 @@ function servedItem(item: OpenAPIV3_1.PathItemObject | undefined): OpenAPIV3_1.P
     if (operation?.responses && !operation.responses['503'])
       copy[method] = { ...operation, responses: { ...operation.responses, 503: UNAVAILABLE } } as typeof operation;
     else if (operation) copy[method] = operation;
+    const current = copy[method] as Record<string, unknown> | undefined;
+    if (current?.[OPTIONAL_BODY]) {
+      const { [OPTIONAL_BODY]: _optional, requestBody, ...rest } = current;
+      copy[method] = {
+        ...rest,
+        ...(requestBody ? { requestBody: { ...(requestBody as object), required: false } } : {}),
+      } as typeof operation;
+    }
   }
   return copy;
 }
+
+/**
+ * A route schema marked `[OPTIONAL_BODY]: true` takes a JSON body or none (DELETE /notes/{id} with
+ * an optional reason): @fastify/swagger writes every body as required, the documents say it is not.
+ */
+export const OPTIONAL_BODY = 'x-optional-body';
 
 // The project's licence (package.json), stated in each document for integrators' tools.
 const LICENSE: OpenAPIV3_1.LicenseObject = { name: 'MIT', url: 'https://opensource.org/licenses/MIT' };

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, sql, text, timestamp, uuid } from '../drizzle.ts';
+import { integer, jsonb, pgTable, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 /**
@@ -16,5 +16,10 @@ export const clinicSettings = pgTable('clinic_settings', {
     .$type<Record<string, Record<string, { min?: number | null; max?: number | null }>>>()
     .notNull()
     .default(sql`'{}'::jsonb`),
+  /**
+   * Days after a note completes that its recording is deleted (audio retention, notes/audio/
+   * audio-retention.ts); 0 = at the first retention run after completion; null = kept.
+   */
+  audioRetentionDays: integer('audio_retention_days'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,11 +1,11 @@
 import { index, jsonb, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
-export const CONTACT_AUDIT_ACTIONS = ['created', 'updated', 'restored', 'deleted'] as const;
+export const CONTACT_AUDIT_ACTIONS = ['created', 'updated', 'restored', 'deleted', 'erased'] as const;
 
 /** `{field: {before, after}}` for each field the request changed. */
 export type AuditChanges = Record<string, { before: unknown; after: unknown }>;
 
-// One row per successful external PUT/DELETE of a contact, written in the same transaction as the
+// One row per successful external PUT/DELETE/erasure of a contact, written in the same transaction as the
 // change. The workspace, contact and key ids are kept as written, with no foreign keys: the trail
 // must still name a key after it is gone, and each check costs every audited write a lookup and a
 // lock of a hot row (the key's, the workspace's, the contact it just wrote). Without the key and

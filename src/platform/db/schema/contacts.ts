@@ -31,6 +31,11 @@ export const contacts = pgTable(
     phoneEditedAt: timestamp('phone_edited_at', { withTimezone: true }),
     phoneEditedBy: uuid('phone_edited_by').references(() => crmUsers.id, { onDelete: 'set null' }),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    // Set once by the erasure (POST …/contacts/{id}/erase, docs/privacy.md): the row stays, deleted and
+    // anonymised (every personal value null or the marker `[erased]`), so ids that point at it
+    // (leads, chats, audit entries, the change feed) keep pointing at something and a second erasure
+    // answers the first one's time.
+    erasedAt: timestamp('erased_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     // The change feed's position of this contact's latest version (contact_changes.position), kept

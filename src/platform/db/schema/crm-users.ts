@@ -18,6 +18,8 @@ export const crmUsers = pgTable(
     role: text('role', { enum: CRM_USER_ROLES }).notNull(),
     /** Set by an administrator: the user cannot log in and has no sessions while it is set. */
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    /** After this time the user cannot log in and has no sessions (the demo administrator: 30 days). */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [uniqueIndex('crm_users_email_key').on(table.email), index('crm_users_workspace_idx').on(table.workspaceId)],

@@ -17,6 +17,7 @@ export * from './crm-users.ts';
 export * from './idempotency-keys.ts';
 export * from './leads.ts';
 export * from './note-amendments.ts';
+export * from './note-erasures.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
 export * from './note-parts.ts';

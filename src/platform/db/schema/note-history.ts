@@ -14,6 +14,7 @@ export const NOTE_HISTORY_EVENTS = [
   'amended',
   'exported',
   'audio_fetched',
+  'audio_deleted',
 ] as const;
 export type NoteHistoryEvent = (typeof NOTE_HISTORY_EVENTS)[number];
 

@@ -24,6 +24,11 @@ export const notes = pgTable(
     audioBytes: bigint('audio_bytes', { mode: 'number' }).notNull(),
     audioSha256: text('audio_sha256').notNull(),
     audioDurationSeconds: real('audio_duration_seconds').notNull(),
+    /**
+     * When the recording was deleted from storage by the clinic's audio retention (notes/audio/
+     * audio-retention.ts); the note, its transcript and sections stay. Null while it is kept.
+     */
+    audioDeletedAt: timestamp('audio_deleted_at', { withTimezone: true }),
     transcriptionStatus: text('transcription_status', { enum: ['pending', 'processing', 'completed', 'failed'] })
       .$type<TranscriptionStatus>()
       .notNull()
@@ -79,6 +84,10 @@ export const notes = pgTable(
   (table) => [
     index('notes_clinic_created_idx').on(table.clinicId, table.createdAt.desc(), table.id.desc()),
     index('notes_clinic_external_idx').on(table.clinicId, table.externalId),
+    // The audio retention run: a clinic's completed notes whose recording is still kept, by completion time.
+    index('notes_audio_kept_idx')
+      .on(table.clinicId, table.completedAt, table.id)
+      .where(sql`audio_deleted_at is null and transcription_status = 'completed'`),
     index('notes_processing_idx').on(table.transcriptionStatus, table.processingStartedAt).where(sql`transcription_status = 'processing'`),
   ],
 );
