@@ -42,7 +42,8 @@ export interface RunningServer {
 export function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ['src/start.mjs'], {
     cwd: ROOT,
-    env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+    // Demo data on Postgres too (only there is it opt-in): the process tests read its first-run key.
+    env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DEMO_DATA: 'true', ...env }),
   });
   const output: string[] = [];
   // 'close', not 'exit': by then every byte the child wrote has been read into `output`.

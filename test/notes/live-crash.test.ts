@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { toneParts } from '../helpers/live-parts.ts';
-import { startServer } from '../helpers/processes.ts';
+import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 
 // A server killed (SIGKILL) in the middle of a visit keeps every part it acknowledged and, once
@@ -37,7 +37,7 @@ const parts = await toneParts([0, 30.5, 60, 90.5, 120, 150.5, 180], () => 'mp3',
 describe(`a server killed mid-visit (${postgres ? 'Postgres' : 'embedded'})`, () => {
   it('keeps every acknowledged part and completes the note after restart', async () => {
     const first = await startServer(env);
-    const key = await eventually(async () => /Notes API administrator key: (vnk_[0-9a-f]{32})/.exec(first.output.join('\n'))?.[1], 10_000);
+    const key = demoNotesKey(first);
     const call = (baseUrl: string, method: string, url: string, body?: Uint8Array | object) =>
       fetch(`${baseUrl}/notes/v1${url}`, {
         method,

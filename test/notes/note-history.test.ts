@@ -82,7 +82,7 @@ const recipes: Record<string, Recipe> = {
     status: 200,
     async prepare() {
       const noteId = await settled('Assinar');
-      return { noteId, url: `${PREFIX}/notes/${noteId}/sign`, payload: { signed_by: ANA } };
+      return { noteId, url: `${PREFIX}/notes/${noteId}/sign`, payload: { signed_by: ANA, acknowledge_flags: true } };
     },
   },
   [`POST ${PREFIX}/notes/:id/amendments`]: {
@@ -94,7 +94,7 @@ const recipes: Record<string, Recipe> = {
         method: 'POST',
         url: `${PREFIX}/notes/${noteId}/sign`,
         headers: { 'x-api-key': clinic.editor },
-        payload: { signed_by: ANA },
+        payload: { signed_by: ANA, acknowledge_flags: true },
       });
       const section = (await noteOf(noteId)).note_sections[0];
       return {
@@ -234,14 +234,14 @@ describe('note history', () => {
       },
     });
 
-    // No flags open: signing with the acknowledgement records none acknowledged.
+    // A sandbox note has its simulated_transcript flag open: signing acknowledges it.
     const signed = await app.inject({
       method: 'POST',
       url: `${PREFIX}/notes/${completed}/sign`,
       headers: { 'x-api-key': clinic.editor },
       payload: { signed_by: ANA, acknowledge_flags: true },
     });
-    expect(signed.json().data.signature.flags_acknowledged).toBe(false);
+    expect(signed.json().data.signature.flags_acknowledged).toBe(true);
 
     const before = await historyOf(completed);
     const refusals = [

@@ -261,6 +261,7 @@ describe('the OpenAPI document', () => {
       'drafting_unavailable',
       'drafting_invalid',
       'vital_mismatch',
+      'capture_auto_closed',
       'simulated_transcript',
     ]);
     expect(schemas.NoteStyle.enum).toEqual(['verbatim', 'clinical']);

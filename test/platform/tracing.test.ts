@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
-import { startServer } from '../helpers/processes.ts';
+import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 import { startReceiver } from '../notes/webhooks-receiver.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
@@ -75,9 +75,7 @@ describe.skipIf(!database)('traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOI
       JOB_POLLING_INTERVAL_SECONDS: '0.5',
     });
     try {
-      const adminKey = await eventually(async () =>
-        server.output.map((line) => /administrator key: (vnk_\w+)/.exec(line)?.[1]).find(Boolean),
-      );
+      const adminKey = demoNotesKey(server);
       const headers = { 'x-api-key': adminKey };
       const hook = await fetch(`${server.baseUrl}/notes/v1/webhooks`, {
         method: 'POST',
