@@ -259,11 +259,12 @@ describe('DELETE /notes/{id}', () => {
       [`POST ${PREFIX}/notes/:id/sign`]: { signed_by: SIGNER, acknowledge_flags: true },
       [`POST ${PREFIX}/notes/:id/amendments`]: { section_id: noteId, content: 'c', reason: 'r', signed_by: SIGNER },
       [`DELETE ${PREFIX}/notes/:id`]: { reason: 'again' },
+      [`POST ${PREFIX}/notes/:id/complete`]: { parts: 1 },
     };
     const noteRoutes = notesRoutes(app).filter((route) => /\/notes\/:(id|noteId)(\/|$)/.test(route.url));
     expect(noteRoutes.length).toBeGreaterThanOrEqual(10);
     for (const route of noteRoutes) {
-      const url = route.url.replace(/:(id|noteId)/, noteId).replace(PREFIX, '');
+      const url = route.url.replace(/:(id|noteId)/, noteId).replace(':n', '1').replace(PREFIX, '');
       const response = await call(
         route.method as Method,
         `${url}${url.endsWith('/export') ? '?format=txt' : ''}`,

@@ -27,7 +27,8 @@ const env = {
   LOG_LEVEL: 'info',
   DATA_DIR: dataDir,
   PASSWORD_SCRYPT_LOG_N: '14',
-  ...(database?.url ? { DATABASE_URL: database.url } : {}),
+  // Demo data is opt-in on Postgres (docs/privacy.md).
+  ...(database?.url ? { DATABASE_URL: database.url, DEMO_DATA: 'true' } : {}),
 };
 
 /** `node src/start.mjs > log 2>&1` (what `npm start` runs); resolves once it said it started. */
