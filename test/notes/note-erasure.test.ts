@@ -264,7 +264,10 @@ describe('DELETE /notes/{id}', () => {
     const noteRoutes = notesRoutes(app).filter((route) => /\/notes\/:(id|noteId)(\/|$)/.test(route.url));
     expect(noteRoutes.length).toBeGreaterThanOrEqual(10);
     for (const route of noteRoutes) {
-      const url = route.url.replace(/:(id|noteId)/, noteId).replace(':n', '1').replace(PREFIX, '');
+      const url = route.url
+        .replace(/:(id|noteId)/, noteId)
+        .replace(':n', '1')
+        .replace(PREFIX, '');
       const response = await call(
         route.method as Method,
         `${url}${url.endsWith('/export') ? '?format=txt' : ''}`,
