@@ -28,8 +28,11 @@ afterAll(async () => {
 const MAX_RSS_GROWTH_MB = 150;
 // The embedded database (PGlite) runs every query on the server's own thread: there /healthz waits
 // behind each note's SQL (up to ~1.6 s measured on a loaded 2-core machine, and only while notes
-// are created and settled), so its bound only catches a multi-second freeze; with Postgres, 200 ms.
-const MAX_HEALTHZ_MS = postgres ? 200 : 3000;
+// are created and settled), so its bound only catches a multi-second freeze. With Postgres the
+// server answers within milliseconds when idle, but the whole suite runs beside it on 2 cores: 460 ms
+// was seen there with nothing wrong, while the freezes this guards against (a table parsed in one go)
+// lasted seconds. Hence 1 s.
+const MAX_HEALTHZ_MS = postgres ? 1000 : 3000;
 /** Kills the server past this growth, so code that does blow up cannot take the machine with it. */
 const WATCHDOG_RSS_GROWTH_MB = 1024;
 
