@@ -50,8 +50,10 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
   const found = await noteOfClinic(caller, noteId, deps.db);
   const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint: noteId, reusedFor: 'another note' };
   // A failed note whose recording is gone cannot be transcribed again: refused before anything is
-  // written (a replay of an answered key is not asked). 410 AUDIO_EXPIRED when the clinic's audio
-  // retention deleted it, 404 AUDIO_NOT_FOUND when storage has lost it.
+  // written (a replay of an answered key never gets here). 410 AUDIO_EXPIRED when the clinic's audio
+  // retention deleted it, 404 AUDIO_NOT_FOUND when storage has lost it. Checked inside the
+  // transaction, under the clinic lock: simultaneous retries then queue on that lock as they arrive,
+  // and exactly one of them finds the note still failed.
   const recordingStillThere = async () => {
     if (found.transcriptionStatus !== 'failed') return;
     if (found.audioDeletedAt) throw audioExpired(found.audioDeletedAt);
@@ -59,37 +61,34 @@ async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, i
       throw new AppError('AUDIO_NOT_FOUND', "This note's recording is no longer in storage: it cannot be transcribed again");
     }
   };
-  return deps.idempotent<RetryResult['body']>(
-    request,
-    async (tx) => {
-      // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
-      // other retry or upload of this clinic that committed before this one.
-      const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
-      // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
-      const record = await lockNoteRecord(noteId, tx);
-      if (record) refuseSigned(record);
-      const note = await requeueFailedNote(noteId, caller.clinicId, tx);
-      if (!note) {
-        const current = await noteOfClinic(caller, noteId, tx);
-        throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
-          transcription_status: current.transcriptionStatus,
-        });
-      }
-      const retries = await retriesOf(note.id, tx);
-      if (retries >= deps.maxRetries) {
-        throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
-          retries,
-          max_retries: deps.maxRetries,
-        });
-      }
-      await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
-      await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
-      await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
-      await recordNoteEvent(tx, note.id, 'retried', caller);
-      return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
-    },
-    { before: recordingStillThere },
-  );
+  return deps.idempotent<RetryResult['body']>(request, async (tx) => {
+    // The clinic lock first (as an upload takes it), so the cap and quota checks below see every
+    // other retry or upload of this clinic that committed before this one.
+    const quotaMinutes = await lockClinicQuota(caller.clinicId, tx);
+    // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
+    const record = await lockNoteRecord(noteId, tx);
+    if (record) refuseSigned(record);
+    await recordingStillThere();
+    const note = await requeueFailedNote(noteId, caller.clinicId, tx);
+    if (!note) {
+      const current = await noteOfClinic(caller, noteId, tx);
+      throw new AppError('NOTE_NOT_FAILED', `Only a failed note can be retried; this one is ${current.transcriptionStatus}`, {
+        transcription_status: current.transcriptionStatus,
+      });
+    }
+    const retries = await retriesOf(note.id, tx);
+    if (retries >= deps.maxRetries) {
+      throw new AppError('NOTE_RETRY_LIMIT', `This note was already retried ${retries} times, the most this server allows`, {
+        retries,
+        max_retries: deps.maxRetries,
+      });
+    }
+    await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
+    await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
+    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+    await recordNoteEvent(tx, note.id, 'retried', caller);
+    return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
+  });
 }
 
 export type RetryService = ReturnType<typeof retryService>;
