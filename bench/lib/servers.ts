@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type RunningServer, startServer } from '../../test/helpers/processes.ts';
+import { demoNotesKey, type RunningServer, startServer } from '../../test/helpers/processes.ts';
 import { ROOT } from './audio.ts';
 
 export interface BenchServer {
@@ -11,7 +11,7 @@ export interface BenchServer {
 }
 
 export interface VetflowServer extends BenchServer {
-  /** The demo clinic's administrator key, printed once on the first start of an empty database. */
+  /** The demo clinic's administrator key, from the first-run credentials of an empty database (DEMO_DATA on). */
   apiKey: string;
   output: string[];
 }
@@ -29,8 +29,8 @@ export async function startVetflow(env: Record<string, string>): Promise<Vetflow
     if (server.child.exitCode === null) await server.stop('SIGTERM');
   };
   try {
-    // The key line follows the "listening" log line.
-    const apiKey = await waitFor(() => server.output.map((line) => /administrator key: (vnk_\w+)/.exec(line)?.[1]).find(Boolean), 10_000);
+    // The first-run credentials file is written before the server says it started.
+    const apiKey = demoNotesKey(server);
     return { pid: server.child.pid!, baseUrl: server.baseUrl, apiKey, output: server.output, stop };
   } catch (error) {
     await stop();
