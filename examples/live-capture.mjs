@@ -67,6 +67,25 @@ async function api(method, url, body, signal) {
   return json;
 }
 
+/** A part whose connection drops half-way: the server never gets all its bytes, so it keeps nothing of it. */
+async function sendHalfAndDrop(n) {
+  const bytes = parts[n - 1];
+  const controller = new AbortController();
+  const body = new ReadableStream({
+    start(stream) {
+      stream.enqueue(bytes.subarray(0, Math.floor(bytes.length / 2)));
+      setTimeout(() => controller.abort(), 100);
+    },
+  });
+  await fetch(`${baseUrl}/notes/v1/notes/${id}/parts/${n}`, {
+    method: 'PUT',
+    signal: controller.signal,
+    duplex: 'half',
+    headers: { 'x-api-key': key, 'content-type': 'application/octet-stream' },
+    body,
+  }).catch(() => {});
+}
+
 // 2. Start the live note before any audio exists.
 const created = await api('POST', '/notes/live', { name: 'Thor', gender: 'male', metadata: [{ key: 'tutor', value: 'Ana' }] });
 const id = created.data.id;
@@ -80,9 +99,7 @@ for (let n = 1; n <= parts.length; n++) {
   const due = visitStarted + (n * PART_SECONDS * 1000) / speed;
   await sleep(Math.max(0, due - Date.now()));
   if (drops.delete(n)) {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 5);
-    await api('PUT', `/notes/${id}/parts/${n}`, parts[n - 1], controller.signal).catch(() => {});
+    await sendHalfAndDrop(n);
     console.log(`part ${n}: connection dropped`);
     const held = await api('GET', `/notes/${id}/parts`);
     const have = new Set(held.data.map((part) => part.part));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_TEST_ENV } from '../helpers/crm.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { type CommandResult, ROOT, type RunningServer, runCli, startServer } from '../helpers/processes.ts';
+import { toneFile } from '../providers/tone-audio.ts';
 
 // The quickstarts in examples/ are run as a reader would run them: `node examples/<name>.mjs`, a
 // process of its own, against a real server process, with the credentials the operator CLI
@@ -175,4 +176,33 @@ describe('examples/crm-quickstart.mjs', () => {
     expect(result.stdout).toMatch(/^survey 1\/5: stage "Atendimento" exists: /m);
     expect(linesOf(result.stdout, 'survey')[0]).toMatch(/^triggered: true/);
   });
+});
+
+describe('examples/live-capture.mjs', () => {
+  it('cuts a recording into 30 s parts, drops its connection twice, resumes from the held parts and prints the note', async () => {
+    // 100 s of m4a: four parts (30, 30, 30, 10 s), sent 200× faster than real time.
+    const recording = await toneFile('m4a', 100);
+    const result = await runExample('live-capture.mjs', [recording, '200'], { VETFLOW_URL: server.baseUrl, VETFLOW_KEY: notesKey });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const { stdout } = result;
+    expect(stdout).toMatch(/^4 parts of up to 30 s$/m);
+    const [id] = /^live note (\S+) /m.exec(stdout)?.slice(1) ?? [];
+    expect(id).toMatch(new RegExp(`^${UUID}$`));
+    // Parts 2 and 3 are cut off half-way: the server keeps nothing of them, the parts listing says
+    // so, and only they are sent again.
+    expect(stdout.match(/^part \d: (connection dropped|resent.*)$/gm)).toEqual([
+      'part 2: connection dropped',
+      expect.stringMatching(/^part 2: resent \(\d+(\.\d+)? s\)$/),
+      'part 3: connection dropped',
+      expect.stringMatching(/^part 3: resent \(\d+(\.\d+)? s\)$/),
+    ]);
+    expect(stdout).toMatch(/^part 4: \d+(\.\d+)? s, \d+ bytes$/m);
+    expect(stdout).toMatch(/^ready \d+\.\d s after complete: completed$/m);
+    expect(stdout).toMatch(/^## .+\n.+/m);
+
+    const parts = await fetch(`${server.baseUrl}/notes/v1/notes/${id}/parts`, { headers: { 'x-api-key': notesKey } });
+    const held = (await parts.json()) as { data: { part: number; seconds: number }[]; meta: { state: string; parts: number; seconds: number } };
+    expect(held.data.map((part) => part.part)).toEqual([1, 2, 3, 4]);
+    expect(held.meta).toMatchObject({ state: 'closed', parts: 4, seconds: expect.closeTo(100, 0) });
+  }, 120_000);
 });

@@ -187,6 +187,30 @@ describe('a live note', () => {
     expect(row.audio_format).toBe('m4a');
   }, 120_000);
 
+  it('waits at completion for the part still at the server instead of sending it a second time', async () => {
+    const id = (await createLive({ name: 'Espera' })).json().data.id;
+    const wav = await toneParts([0, 20, 40], () => 'wav', 40);
+    const before = server.requests.length;
+    // Slow enough that part 2's own request is still running when `complete` arrives.
+    server.msPerAudioSecond = 60;
+    try {
+      expect((await putPart(id, 1, wav[0]!)).statusCode).toBe(201);
+      await eventually(() => (server.requests.length > before ? true : null));
+      expect((await putPart(id, 2, wav[1]!)).statusCode).toBe(201);
+      expect((await complete(id, 2)).statusCode).toBe(202);
+      expect(await settled(id)).toBe('completed');
+    } finally {
+      server.msPerAudioSecond = 3;
+    }
+    expect((await read(id, '/transcription')).data.text.split(' ')).toEqual(words(0, 40));
+    // One request per part: none sent again by the note's job while its own job was at the server.
+    const sent = server.requests.slice(before);
+    expect(sent.map((request) => [request.seconds[0], request.seconds.at(-1)])).toEqual([
+      [0, 19],
+      [16, 39],
+    ]);
+  }, 120_000);
+
   it('refuses unreadable, too short and oversized parts, and another clinic', async () => {
     const id = (await createLive()).json().data.id;
     const text = await putPart(id, 1, Buffer.from('not audio at all, just text'), clinic.editor, 'text/plain');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineJob } from '../../platform/jobs.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import { findNote } from '../store/notes.repo.ts';
-import { type PartTranscriptionDeps, transcribePart } from './part-transcription.ts';
+import { type PartTranscriptionDeps, transcribePartOnce } from './part-transcription.ts';
 import { findPart } from './parts.repo.ts';
 
 export const LIVE_PART_QUEUE = 'notes.live.part';
@@ -31,7 +31,8 @@ export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: nu
       // Waits for part n-1: its arrival sends this part's job again (live.service.ts).
       if (number > 1 && !previous) return;
       try {
-        await transcribePart(deps, note, part, previous, signal, logger);
+        // Null: another worker has it (the note's own job, once completed) or it is done.
+        await transcribePartOnce(deps, note, part, previous, signal, logger);
       } catch (error) {
         if (!(error instanceof ProviderError) || error.retryable) throw error;
         logger.warn({ noteId, part: number, code: error.code }, 'part not transcribed; left to completion');

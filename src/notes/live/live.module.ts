@@ -31,6 +31,7 @@ function partTranscription({ config, db, storage, transcriber }: LiveDeps): Part
     limits: transcriber.requestLimits ?? null,
     tempRoot: path.resolve(config.DATA_DIR, 'tmp', 'live'),
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
+    leaseSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
   };
 }
 

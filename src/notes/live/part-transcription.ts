@@ -10,6 +10,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -26,7 +27,15 @@ import {
 } from '../../providers/transcription/port.ts';
 import { transcribeWithRetries } from '../processing/chunked-transcription.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
-import { type PartRow, partsOf, savePartTranscript } from './parts.repo.ts';
+import {
+  leasePart,
+  type PartRow,
+  partsOf,
+  partTranscriptState,
+  releasePartLease,
+  renewPartLease,
+  savePartTranscript,
+} from './parts.repo.ts';
 
 export interface PartTranscriptionDeps {
   db: Db;
@@ -37,12 +46,67 @@ export interface PartTranscriptionDeps {
   /** Parent of the per-request temporary directories. */
   tempRoot: string;
   retryDelaySeconds: number;
+  /** How long a worker's hold on a part lasts unless renewed (TRANSCRIPTION_HEARTBEAT_SECONDS). */
+  leaseSeconds: number;
 }
+
+/** How often the note's job looks whether a part another worker is sending has its transcript. */
+const IN_FLIGHT_POLL_MS = 50;
 
 type Log = Pick<Logger, 'info' | 'warn'>;
 
 /** Where a part's request starts before the part: the seconds of the previous part sent with it. */
 const overlapOf = (deps: PartTranscriptionDeps) => deps.limits?.overlapSeconds ?? 0;
+
+/**
+ * Transcribes the part under its lease (parts.repo.ts leasePart), so that no two workers send the
+ * same part: null when another worker holds it or its transcript is already stored.
+ */
+export async function transcribePartOnce(
+  deps: PartTranscriptionDeps,
+  note: Pick<NoteRow, 'id' | 'name'>,
+  part: PartRow,
+  previous: PartRow | undefined,
+  signal: AbortSignal,
+  logger: Log,
+): Promise<StoredChunkTranscript | null> {
+  if (!(await leasePart(note.id, part.part, deps.leaseSeconds, deps.db))) return null;
+  const renewal = setInterval(
+    () => renewPartLease(note.id, part.part, deps.leaseSeconds, deps.db).catch(() => undefined),
+    (deps.leaseSeconds * 1000) / 3,
+  );
+  try {
+    return await transcribePart(deps, note, part, previous, signal, logger);
+  } catch (error) {
+    await releasePartLease(note.id, part.part, deps.db).catch(() => undefined);
+    throw error;
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+/**
+ * The part's transcript: the one another worker is fetching right now (usually the last part's own
+ * job, sent when it arrived moments before `complete`) is waited for instead of sent twice; a part
+ * nobody holds is sent here.
+ */
+async function partTranscript(
+  deps: PartTranscriptionDeps,
+  note: Pick<NoteRow, 'id' | 'name'>,
+  part: PartRow,
+  previous: PartRow | undefined,
+  signal: AbortSignal,
+  logger: Log,
+): Promise<{ transcript: StoredChunkTranscript; overlapSeconds: number }> {
+  for (;;) {
+    const sent = await transcribePartOnce(deps, note, part, previous, signal, logger);
+    if (sent) return { transcript: sent, overlapSeconds: -sent.offsetSeconds };
+    const state = await partTranscriptState(note.id, part.part, deps.db);
+    if (!state) throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Part ${part.part} is no longer held`, { retryable: false });
+    if (state.transcript) return { transcript: state.transcript, overlapSeconds: state.overlapSeconds ?? 0 };
+    if (state.leased) await sleep(IN_FLIGHT_POLL_MS, undefined, { signal });
+  }
+}
 
 /**
  * Transcribes part `part.part` (with the end of `previous` in front when it can be joined) and
@@ -160,8 +224,9 @@ export async function transcribeLiveNote(
       const index = parts.indexOf(part);
       const previous = index > 0 && parts[index - 1]!.part === part.part - 1 ? parts[index - 1] : undefined;
       try {
-        part.transcript = await transcribePart(deps, note, part, previous, both, logger);
-        part.overlapSeconds = -part.transcript.offsetSeconds;
+        const held = await partTranscript(deps, note, part, previous, both, logger);
+        part.transcript = held.transcript;
+        part.overlapSeconds = held.overlapSeconds;
       } catch (error) {
         failure ??= describePartFailure(error, part, starts[index]!);
         stop.abort();

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, asc, eq, inArray, sql } from '../../platform/db/drizzle.ts';
+import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from '../../platform/db/drizzle.ts';
 import { noteParts, notes, type StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
 
@@ -77,7 +77,7 @@ export async function savePartTranscript(
   // the part too) must not leave a transcript behind the cleanup.
   await db
     .update(noteParts)
-    .set({ transcript, overlapSeconds })
+    .set({ transcript, overlapSeconds, transcribingUntil: null })
     .where(
       and(
         eq(noteParts.noteId, noteId),
@@ -89,7 +89,60 @@ export async function savePartTranscript(
 
 /** Once the note's transcript is stored, its parts' transcripts are redundant (the parts stay). */
 export async function clearPartTranscripts(noteId: string, db: Db): Promise<void> {
-  await db.update(noteParts).set({ transcript: null, overlapSeconds: null }).where(eq(noteParts.noteId, noteId));
+  await db.update(noteParts).set({ transcript: null, overlapSeconds: null, transcribingUntil: null }).where(eq(noteParts.noteId, noteId));
+}
+
+/**
+ * Takes the part's transcription lease for `seconds`: true when no transcript is held and no other
+ * worker's lease still runs (one worker at a time sends a part to the speech-to-text server).
+ */
+export async function leasePart(noteId: string, part: number, seconds: number, db: Db): Promise<boolean> {
+  const rows = await db
+    .update(noteParts)
+    .set({ transcribingUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .where(
+      and(
+        eq(noteParts.noteId, noteId),
+        eq(noteParts.part, part),
+        isNull(noteParts.transcript),
+        or(isNull(noteParts.transcribingUntil), lt(noteParts.transcribingUntil, sql`now()`)),
+      ),
+    )
+    .returning({ part: noteParts.part });
+  return rows.length > 0;
+}
+
+/** Keeps a held lease running while the request does (a dead worker's lease runs out instead). */
+export async function renewPartLease(noteId: string, part: number, seconds: number, db: Db): Promise<void> {
+  await db
+    .update(noteParts)
+    .set({ transcribingUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part), isNotNull(noteParts.transcribingUntil)));
+}
+
+/** Gives the lease back after a failed request: the next worker may send the part at once. */
+export async function releasePartLease(noteId: string, part: number, db: Db): Promise<void> {
+  await db
+    .update(noteParts)
+    .set({ transcribingUntil: null })
+    .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part)));
+}
+
+/** The part's transcript if held, and whether another worker's lease on it still runs. */
+export async function partTranscriptState(
+  noteId: string,
+  part: number,
+  db: Db,
+): Promise<{ transcript: StoredChunkTranscript | null; overlapSeconds: number | null; leased: boolean } | undefined> {
+  const [row] = await db
+    .select({
+      transcript: noteParts.transcript,
+      overlapSeconds: noteParts.overlapSeconds,
+      leased: sql<boolean>`coalesce(${noteParts.transcribingUntil} > now(), false)`,
+    })
+    .from(noteParts)
+    .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part)));
+  return row;
 }
 
 /** The joined recording of a closed live note becomes the note's audio (as an upload's is). */

@@ -40,6 +40,7 @@ export const {
   gte,
   ilike,
   inArray,
+  isNotNull,
   isNull,
   lt,
   lte,

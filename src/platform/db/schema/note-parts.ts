@@ -24,6 +24,12 @@ export const noteParts = pgTable(
     transcript: jsonb('transcript').$type<StoredChunkTranscript | null>(),
     /** Seconds of the previous part's end sent before this part in its request (0: none). */
     overlapSeconds: doublePrecision('overlap_seconds'),
+    /**
+     * While one worker has the part at the speech-to-text server: until when its lease holds
+     * (renewed while the request runs). The note's job waits for a leased part instead of sending
+     * it a second time; a lease left by a dead worker simply runs out.
+     */
+    transcribingUntil: timestamp('transcribing_until', { withTimezone: true }),
   },
   (table) => [primaryKey({ columns: [table.noteId, table.part] })],
 );

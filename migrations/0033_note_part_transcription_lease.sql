@@ -1,0 +1,1 @@
+ALTER TABLE "note_parts" ADD COLUMN "transcribing_until" timestamp with time zone;
