@@ -201,7 +201,10 @@ describe('examples/live-capture.mjs', () => {
     expect(stdout).toMatch(/^## .+\n.+/m);
 
     const parts = await fetch(`${server.baseUrl}/notes/v1/notes/${id}/parts`, { headers: { 'x-api-key': notesKey } });
-    const held = (await parts.json()) as { data: { part: number; seconds: number }[]; meta: { state: string; parts: number; seconds: number } };
+    const held = (await parts.json()) as {
+      data: { part: number; seconds: number }[];
+      meta: { state: string; parts: number; seconds: number };
+    };
     expect(held.data.map((part) => part.part)).toEqual([1, 2, 3, 4]);
     expect(held.meta).toMatchObject({ state: 'closed', parts: 4, seconds: expect.closeTo(100, 0) });
   }, 120_000);

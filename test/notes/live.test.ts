@@ -195,7 +195,7 @@ describe('a live note', () => {
     server.msPerAudioSecond = 60;
     try {
       expect((await putPart(id, 1, wav[0]!)).statusCode).toBe(201);
-      await eventually(() => (server.requests.length > before ? true : null));
+      await eventually(async () => (server.requests.length > before ? true : null));
       expect((await putPart(id, 2, wav[1]!)).statusCode).toBe(201);
       expect((await complete(id, 2)).statusCode).toBe(202);
       expect(await settled(id)).toBe('completed');
