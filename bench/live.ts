@@ -68,6 +68,24 @@ async function completed(id: string): Promise<void> {
   }
 }
 
+/** Where the time after `complete` went, in ms from `complete` (one row per visit). */
+interface Breakdown {
+  /** The note's job took the note. */
+  noteJob: number;
+  /** The last part's request reached the speech server, and its answer left it. */
+  lastPartSent: number;
+  lastPartAnswered: number;
+  /** The note was stored as completed. */
+  completed: number;
+}
+const breakdowns: Breakdown[] = [];
+const stepNames: Record<keyof Breakdown, string> = {
+  noteJob: "the note's job starts",
+  lastPartSent: "the last part's request reaches the server (negative: before complete)",
+  lastPartAnswered: 'its answer leaves the server',
+  completed: 'the note is stored completed',
+};
+
 /** One visit: parts sent as they "end" at SPEED× real time, then complete; ms from complete to completed. */
 async function visit(): Promise<number> {
   const { id } = (await api('POST', '/notes/live', { name: 'Bench' })).data;
@@ -77,9 +95,23 @@ async function visit(): Promise<number> {
     await api('PUT', `/notes/${id}/parts/${i + 1}`, new Uint8Array(part));
   }
   const completing = performance.now();
+  const completingAt = Date.now();
+  const requestsBefore = speech.requests.length;
   await api('POST', `/notes/${id}/complete`, { parts: parts.length });
   await completed(id);
-  return performance.now() - completing;
+  const elapsed = performance.now() - completing;
+  const last = speech.requests.slice(Math.max(0, requestsBefore - 4)).find((request) => request.seconds.includes(SECONDS - 1));
+  const [row] = database
+    ? await database.query<{ started: Date; done: Date }>('SELECT processing_started_at AS started, completed_at AS done FROM notes WHERE id = $1', [id])
+    : [];
+  if (last && row)
+    breakdowns.push({
+      noteJob: row.started.getTime() - completingAt,
+      lastPartSent: last.receivedAt - completingAt,
+      lastPartAnswered: last.at - completingAt,
+      completed: row.done.getTime() - completingAt,
+    });
+  return elapsed;
 }
 
 async function upload(): Promise<number> {
@@ -123,8 +155,22 @@ try {
       ratio: '',
     },
     { measurement: 'worker peak RSS growth over a visit', value: fmt.mb(rssGrowth), baseline: '', ratio: '', target: '< 100 MB' },
+    ...(['noteJob', 'lastPartSent', 'lastPartAnswered', 'completed'] as const).map((step) => ({
+      measurement: `  after complete: ${stepNames[step]}`,
+      value: breakdowns.slice(-RUNS).map((row) => fmt.ms(row[step])).join(', '),
+      baseline: '',
+      ratio: '',
+    })),
   ]);
-  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ live: { live, uploads, rssGrowth } })}\n`);
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ live: { live, uploads, rssGrowth, afterComplete: breakdowns.slice(-RUNS) } })}\n`);
+} catch (error) {
+  // What the servers said last is usually why.
+  for (const [name, output] of [
+    ['api', vetflow.output],
+    ['worker', worker?.output ?? []],
+  ] as const)
+    process.stderr.write(`--- last lines of the ${name} process (exit ${name === 'api' ? 'see above' : worker?.child.exitCode}):\n${output.slice(-15).join('\n')}\n`);
+  throw error;
 } finally {
   await worker?.stop();
   await vetflow.stop();

@@ -19,7 +19,9 @@ export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: nu
     name: LIVE_PART_QUEUE,
     payload: z.object({ noteId: z.uuid(), part: z.number().int().min(1) }),
     queue: { retryLimit: 3, retryDelay: deps.retryDelaySeconds, retryBackoff: true, heartbeatSeconds: deps.heartbeatSeconds },
-    work: { batchSize: deps.concurrency },
+    // Independent fetchers rather than one batch: a batch is fetched again only once all its jobs
+    // end, so a part arriving while an earlier one is at the server would wait for that one.
+    work: { localConcurrency: deps.concurrency },
     async handle({ noteId, part: number }, { signal, logger }) {
       // A provider that hears no audio (the sandbox) transcribes the whole note at completion.
       if (!deps.limits) return;
