@@ -102,7 +102,10 @@ async function visit(): Promise<number> {
   const elapsed = performance.now() - completing;
   const last = speech.requests.slice(Math.max(0, requestsBefore - 4)).find((request) => request.seconds.includes(SECONDS - 1));
   const [row] = database
-    ? await database.query<{ started: Date; done: Date }>('SELECT processing_started_at AS started, completed_at AS done FROM notes WHERE id = $1', [id])
+    ? await database.query<{ started: Date; done: Date }>(
+        'SELECT processing_started_at AS started, completed_at AS done FROM notes WHERE id = $1',
+        [id],
+      )
     : [];
   if (last && row)
     breakdowns.push({
@@ -157,7 +160,10 @@ try {
     { measurement: 'worker peak RSS growth over a visit', value: fmt.mb(rssGrowth), baseline: '', ratio: '', target: '< 100 MB' },
     ...(['noteJob', 'lastPartSent', 'lastPartAnswered', 'completed'] as const).map((step) => ({
       measurement: `  after complete: ${stepNames[step]}`,
-      value: breakdowns.slice(-RUNS).map((row) => fmt.ms(row[step])).join(', '),
+      value: breakdowns
+        .slice(-RUNS)
+        .map((row) => fmt.ms(row[step]))
+        .join(', '),
       baseline: '',
       ratio: '',
     })),
@@ -169,7 +175,9 @@ try {
     ['api', vetflow.output],
     ['worker', worker?.output ?? []],
   ] as const)
-    process.stderr.write(`--- last lines of the ${name} process (exit ${name === 'api' ? 'see above' : worker?.child.exitCode}):\n${output.slice(-15).join('\n')}\n`);
+    process.stderr.write(
+      `--- last lines of the ${name} process (exit ${name === 'api' ? 'see above' : worker?.child.exitCode}):\n${output.slice(-15).join('\n')}\n`,
+    );
   throw error;
 } finally {
   await worker?.stop();
