@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { runDayBench } from './day.ts';
 import { runImportCosts } from './imports.ts';
 import { type BenchDatabase, createBenchDatabase } from './lib/database.ts';
 import { rssBytes } from './lib/proc.ts';
@@ -17,7 +18,7 @@ import { runUploadBench } from './upload.ts';
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [observability]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [observability] [day]` runs only the sections named (default: all).
 
 const SECTIONS = [
   'idle',
@@ -30,6 +31,7 @@ const SECTIONS = [
   'live',
   'sectioning',
   'observability',
+  'day',
 ] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
@@ -59,6 +61,9 @@ const settings = {
   listDurationMs: Number(process.env.BENCH_LIST_DURATION_MS ?? 5_000),
   observabilityRounds: Number(process.env.BENCH_OBSERVABILITY_ROUNDS ?? 3),
   idleRuns: Number(process.env.BENCH_IDLE_RUNS ?? 3),
+  daySeconds: Number(process.env.BENCH_DAY_SECONDS ?? 60),
+  dayWarmupSeconds: Number(process.env.BENCH_DAY_WARMUP_SECONDS ?? 5),
+  dayScale: Number(process.env.BENCH_DAY_SCALE ?? 1),
   /** How long vetflow idles after the last section before its RSS is read again. */
   settleMs: Number(process.env.BENCH_SETTLE_MS ?? 15_000),
 };
@@ -123,6 +128,29 @@ async function main() {
     );
     if (selected.size === 1) {
       process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, observability: observability.summary })}\n`);
+      return;
+    }
+  }
+
+  // The clinic day: its own database and three processes (two api, one worker), stopped before the
+  // sections below start theirs, and before the reads section fills a clinic with a million notes.
+  let day: Awaited<ReturnType<typeof runDayBench>> | undefined;
+  if (runs('day')) {
+    day = await runDayBench({
+      adminUrl: settings.adminUrl,
+      workDir,
+      seconds: settings.daySeconds,
+      warmupSeconds: settings.dayWarmupSeconds,
+      scale: settings.dayScale,
+    });
+    printTable(
+      `Clinic day (two ROLE=api processes in turn, one ROLE=worker, sandbox transcription; ${settings.daySeconds} s after ${settings.dayWarmupSeconds} s of warm-up; ` +
+        `mix ×${settings.dayScale} as in bench/day.ts; per-key rate limits raised to ${READS_RATE_LIMIT}/min; value: req/s  p50 / p99)`,
+      day.rows,
+    );
+    for (const { error, count } of day.errors) process.stdout.write(`  error ×${count}: ${error}\n`);
+    if (selected.size === 1) {
+      process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, day: day.summary })}\n`);
       return;
     }
   }
@@ -261,7 +289,7 @@ async function main() {
     `\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)} at once, ${fmt.mb(after.vetflow_rss_idle_mb * 1e6)} after ${settings.settleMs / 1000} s idle\n`,
   );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, after })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, day: day?.summary, after })}\n`,
   );
 }
 
