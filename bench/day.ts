@@ -11,7 +11,7 @@ import { createBenchDatabase } from './lib/database.ts';
 import { cpuSeconds } from './lib/proc.ts';
 import { fmt, progress, type Row } from './lib/report.ts';
 import { type Answer, RouteStats, timedRequest } from './lib/route-stats.ts';
-import { startVetflow, type VetflowServer } from './lib/servers.ts';
+import { startBareReadServer, startVetflow, type VetflowServer } from './lib/servers.ts';
 
 // A clinic day compressed into one minute: two ROLE=api processes behind a round-robin "load
 // balancer" (this client alternates between them, request by request) and one ROLE=worker, on one
@@ -35,11 +35,14 @@ export interface DayBenchOptions {
   seconds: number;
   warmupSeconds: number;
   scale: number;
+  /** The caller's clean-up list: the processes and the database are on it while the section runs. */
+  cleanups: (() => Promise<unknown>)[];
 }
 
 /** Per-key limits raised so that the limiter runs on every request but never answers 429 (as the reads section does). */
 const RATE_LIMIT = '1000000000';
 const READ_P99_TARGET_MS = 100;
+const BARE_ROUTE = 'bare PK read route (baseline)';
 const READ_ROUTES = ['GET /notes/{id}', 'GET /notes/{id}/status', 'GET /notes (list)'];
 /** The table's order: writes as a visit makes them, then the reads, exports and the CRM. */
 const ROUTE_ORDER = [
@@ -50,12 +53,13 @@ const ROUTE_ORDER = [
   ...READ_ROUTES,
   'GET /notes/{id}/export (txt)',
   'GET /notes/{id}/export (rtf)',
-  'PUT /flow/v1/…/contacts',
+  'PUT /flow/v1/external/workspaces/{id}/contacts',
 ];
 const PATIENTS = ['Thor', 'Luna', 'Mel', 'Bob', 'Nina', 'Pipoca', 'Amora', 'Fred', 'Bidu', 'Lola'];
 const TUTORS = ['Silva', 'Souza', 'Oliveira', 'Santos', 'Pereira', 'Costa', 'Ferreira', 'Almeida'];
 const POLL_MS = 1_000;
 const PART_GAP_MS = 1_000;
+const RESEND_EVERY = 8;
 
 export async function runDayBench(options: DayBenchOptions) {
   const database = await createBenchDatabase(options.adminUrl);
@@ -68,6 +72,8 @@ export async function runDayBench(options: DayBenchOptions) {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     TRANSCRIPTION_PROVIDER: 'sandbox',
+    // Set as operations.md asks (the same value on every process); unset, each process logs an error at start.
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules/.cache/node-compile-cache'),
   };
   const apiEnv = { ...shared, ROLE: 'api', RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: RATE_LIMIT, CRM_RATE_LIMIT_PER_MINUTE: RATE_LIMIT };
@@ -80,7 +86,11 @@ export async function runDayBench(options: DayBenchOptions) {
     // A provider's latency (a 24 s recording transcribed at ~12× real time): apps poll a few times per note.
     SANDBOX_TRANSCRIPTION_DELAY_MS: '2000',
   };
-  const stops: (() => Promise<unknown>)[] = [];
+  // Also run by the caller's Ctrl-C handler (its list, in reverse), and taken off it once done.
+  const stops = options.cleanups;
+  const ours = stops.length;
+  stops.push(() => database.drop());
+  const warnings = new Map<string, number>();
   try {
     progress('day: making the live parts (once per machine), starting two api processes and a worker');
     const parts = await toneParts([0, 20, 40, 60], () => 'm4a', 60);
@@ -97,9 +107,14 @@ export async function runDayBench(options: DayBenchOptions) {
     const worker = await startServer(workerEnv);
     stops.push(() => worker.stop());
     const crm = await crmKey(first, database.url);
+    // The baseline: a bare Fastify + pg primary-key route on the same database, read at the note
+    // fetches' rate in the same window, so the machine's own tail (shared, loaded) shows beside ours.
+    const bare = await startBareReadServer(database.url, 10);
+    stops.push(() => bare.stop());
+    const startOutput = [first.output.length, second.output.length, worker.output.length];
 
     const stats = new RouteStats();
-    const client = new DayClient([first.baseUrl, second.baseUrl], first.apiKey, crm, stats);
+    const client = new DayClient([first.baseUrl, second.baseUrl], first.apiKey, crm, stats, bare.baseUrl);
     const traffic = new Traffic(client, stats, uploads, parts);
 
     progress('day: a morning of history (12 uploads, 20 contacts) before the clock starts');
@@ -136,6 +151,23 @@ export async function runDayBench(options: DayBenchOptions) {
       [windowStart, windowEnd],
     );
     client.close();
+    // What the processes logged at warn or above (pino levels 40+): a job retried, a slow query, a
+    // 5xx the client saw as well. Errors (50+) count as errors, start-up included; warnings once the
+    // traffic started are printed (start-up's notices, sandbox provider and credentials file, are not).
+    for (const [who, output, from] of [
+      ['api 1', first.output, startOutput[0]!],
+      ['api 2', second.output, startOutput[1]!],
+      ['worker', worker.output, startOutput[2]!],
+    ] as const) {
+      for (const [i, line] of output.entries()) {
+        const level = Number(/"level":(\d+)/.exec(line)?.[1] ?? 0);
+        if (level < 40 || (level < 50 && i < from)) continue;
+        const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        const text = `${msg ?? ''}${err?.message ? `: ${err.message}` : ''}`.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').slice(0, 300);
+        if (level >= 50) stats.other(`${who} logged: ${text}`);
+        else warnings.set(`${who}: ${text}`, (warnings.get(`${who}: ${text}`) ?? 0) + 1);
+      }
+    }
     const summary = summarize(stats, options, {
       completed: Number(counts!.completed),
       created: Number(counts!.created),
@@ -144,10 +176,14 @@ export async function runDayBench(options: DayBenchOptions) {
       cpu: { api_s: cpuAfter.api - cpuBefore.api, worker_s: cpuAfter.worker - cpuBefore.worker },
       load: { before: round2(loadBefore), after: round2(loadAfter) },
     });
-    return { summary, rows: rowsOf(summary), errors: stats.distinctErrors() };
+    return {
+      summary,
+      rows: rowsOf(summary),
+      errors: stats.distinctErrors(),
+      warnings: [...warnings].map(([warning, count]) => ({ warning, count })),
+    };
   } finally {
-    for (const stop of stops.reverse()) await stop().catch((error) => console.error('day: stop failed:', error));
-    await database.drop();
+    for (const stop of stops.splice(ours).reverse()) await stop().catch((error) => console.error('day: stop failed:', error));
   }
 }
 
@@ -173,13 +209,27 @@ class DayClient {
   readonly apiKey: string;
   readonly crm: { token: string; contactsPath: string };
   readonly stats: RouteStats;
+  readonly #bare: { url: string; agent: http.Agent };
 
-  constructor(baseUrls: string[], apiKey: string, crm: { token: string; contactsPath: string }, stats: RouteStats) {
+  constructor(baseUrls: string[], apiKey: string, crm: { token: string; contactsPath: string }, stats: RouteStats, bareUrl: string) {
     this.baseUrls = baseUrls;
     this.apiKey = apiKey;
     this.crm = crm;
     this.stats = stats;
     this.#agents = baseUrls.map(() => new http.Agent({ keepAlive: true, maxSockets: 64 }));
+    this.#bare = { url: bareUrl, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }) };
+  }
+
+  /** The baseline's read of note `id`, recorded under BARE_ROUTE. */
+  async bareRead(id: string): Promise<void> {
+    const startedAt = performance.now();
+    try {
+      const answer = await timedRequest(this.#bare.agent, `${this.#bare.url}/notes/${id}`, { method: 'GET' });
+      this.stats.record(BARE_ROUTE, startedAt, answer.ms);
+      if (answer.status !== 200) this.stats.error(BARE_ROUTE, `${answer.status} ${answer.body.slice(0, 300)}`);
+    } catch (error) {
+      this.stats.error(BARE_ROUTE, `socket: ${(error as Error).message}`);
+    }
   }
 
   /**
@@ -215,7 +265,7 @@ class DayClient {
   }
 
   close(): void {
-    for (const agent of this.#agents) agent.destroy();
+    for (const agent of [...this.#agents, this.#bare.agent]) agent.destroy();
   }
 }
 
@@ -246,6 +296,7 @@ class Traffic {
       [0.5, () => this.upload(this.#n++)],
       [0.25, () => this.liveVisit(this.#n++)],
       [10, () => this.fetchNote()],
+      [10, () => this.bareRead()],
       [4, () => this.listSearch(this.#n++)],
       [1, () => this.exportNote(this.#n++)],
       [5, () => this.upsertContact(this.#n++ % 2 === 0)],
@@ -297,11 +348,21 @@ class Traffic {
     const id = idOf(created);
     for (const [k, part] of this.parts.entries()) {
       await sleep(PART_GAP_MS);
-      const put = await this.client.send('PUT /notes/{id}/parts/{n}', [201], 'PUT', `/notes/v1/notes/${id}/parts/${k + 1}`, {
-        body: part,
-        headers: { 'content-type': 'audio/mp4' },
-      });
-      if (!put) return;
+      const put = () =>
+        this.client.send('PUT /notes/{id}/parts/{n}', [200, 201], 'PUT', `/notes/v1/notes/${id}/parts/${k + 1}`, {
+          body: part,
+          headers: { 'content-type': 'audio/mp4' },
+        });
+      // One part in RESEND_EVERY is sent twice at once, each to another api process: the phone gave
+      // up waiting and sent it again while the first request was still being served. The part is
+      // stored once: one 201, the other 200 with the same body.
+      const answers = (i * this.parts.length + k) % RESEND_EVERY === 0 ? await Promise.all([put(), put()]) : [await put()];
+      if (answers.some((answer) => !answer)) return;
+      const created = answers.filter((answer) => answer!.status === 201).length;
+      if (created !== 1) this.stats.error('PUT /notes/{id}/parts/{n}', `${answers.length} sends of one part, ${created} answered 201`);
+      if (answers.length === 2 && answers[0]!.body !== answers[1]!.body) {
+        this.stats.error('PUT /notes/{id}/parts/{n}', 'a part sent twice answered two different bodies');
+      }
     }
     const done = await this.client.send('POST /notes/{id}/complete', [202], 'POST', `/notes/v1/notes/${id}/complete`, {
       body: JSON.stringify({ parts: this.parts.length }),
@@ -319,7 +380,7 @@ class Traffic {
       if (!answer) return;
       const { status, failure } = JSON.parse(answer.body) as { status: string; failure?: unknown };
       if (status === 'failed') {
-        this.stats.error('note processing', `failed: ${JSON.stringify(failure)}`);
+        this.stats.other(`note failed: ${JSON.stringify(failure)}`);
         return;
       }
       if (status === 'completed') break;
@@ -327,6 +388,11 @@ class Traffic {
     this.completed.push(id);
     await this.client.send('GET /notes/{id}', [200], 'GET', `/notes/v1/notes/${id}`);
     await this.exportNote(i, id);
+  }
+
+  async bareRead(): Promise<void> {
+    const id = this.#randomCompleted();
+    if (id) await this.client.bareRead(id);
   }
 
   async fetchNote(): Promise<void> {
@@ -363,11 +429,17 @@ class Traffic {
     const body = existing
       ? JSON.stringify({ external_id: existing, name: `Tutor ${n}` })
       : JSON.stringify({ external_id: externalId, name: `Tutor ${n}`, phone });
-    const answer = await this.client.send('PUT /flow/v1/…/contacts', [200, 201], 'PUT', this.client.crm.contactsPath, {
-      body,
-      headers: json,
-      crm: true,
-    });
+    const answer = await this.client.send(
+      'PUT /flow/v1/external/workspaces/{id}/contacts',
+      [200, 201],
+      'PUT',
+      this.client.crm.contactsPath,
+      {
+        body,
+        headers: json,
+        crm: true,
+      },
+    );
     if (answer && !existing) this.#contacts.push(externalId);
   }
 
@@ -400,6 +472,7 @@ function summarize(
   const routes = Object.fromEntries(
     stats
       .routes()
+      .filter((route) => route !== BARE_ROUTE)
       .sort((a, b) => order(a) - order(b))
       .map((route) => [route, stats.summary(route, options.seconds)]),
   );
@@ -408,8 +481,10 @@ function summarize(
     scale: options.scale,
     errors: stats.errorCount,
     read_p99_ms: stats.p99Of(READ_ROUTES),
+    bare_read_p99_ms: stats.p99Of([BARE_ROUTE]),
     read_p99_target_ms: READ_P99_TARGET_MS,
     routes,
+    baseline: { [BARE_ROUTE]: stats.summary(BARE_ROUTE, options.seconds) },
     worker_notes_per_minute: m.completed / (options.seconds / 60),
     notes_created_per_minute: m.created / (options.seconds / 60),
     notes_pending_at_end: m.pendingAtEnd,
@@ -423,7 +498,7 @@ type DaySummary = ReturnType<typeof summarize>;
 
 function rowsOf(s: DaySummary): Row[] {
   // value: throughput and p50 / p99 of the route; ratio: its errors when there are any.
-  const rows: Row[] = Object.entries(s.routes).map(([route, r]) => ({
+  const rows: Row[] = Object.entries({ ...s.routes, ...s.baseline }).map(([route, r]) => ({
     measurement: route,
     value: `${r.per_second.toFixed(2).padStart(6)}/s  ${fmt.ms(r.p50_ms).padStart(7)} / ${fmt.ms(r.p99_ms).padStart(7)}`,
     baseline: '',
@@ -432,10 +507,10 @@ function rowsOf(s: DaySummary): Row[] {
   }));
   rows.push(
     {
-      measurement: 'reads p99 (note, status, list)',
+      measurement: 'reads p99 (note, status, list) vs the bare PK route',
       value: fmt.ms(s.read_p99_ms),
-      baseline: '',
-      ratio: fmt.ratio(s.read_p99_ms / s.read_p99_target_ms),
+      baseline: fmt.ms(s.bare_read_p99_ms),
+      ratio: fmt.ratio(s.read_p99_ms / s.bare_read_p99_ms),
       target: `< ${s.read_p99_target_ms} ms`,
     },
     { measurement: 'errors (unexpected answers, failed notes)', value: String(s.errors), baseline: '', ratio: '', target: '0' },

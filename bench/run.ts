@@ -142,6 +142,7 @@ async function main() {
       seconds: settings.daySeconds,
       warmupSeconds: settings.dayWarmupSeconds,
       scale: settings.dayScale,
+      cleanups,
     });
     printTable(
       `Clinic day (two ROLE=api processes in turn, one ROLE=worker, sandbox transcription; ${settings.daySeconds} s after ${settings.dayWarmupSeconds} s of warm-up; ` +
@@ -149,6 +150,7 @@ async function main() {
       day.rows,
     );
     for (const { error, count } of day.errors) process.stdout.write(`  error ×${count}: ${error}\n`);
+    for (const { warning, count } of day.warnings) process.stdout.write(`  logged warning ×${count}: ${warning}\n`);
     if (selected.size === 1) {
       process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, day: day.summary })}\n`);
       return;

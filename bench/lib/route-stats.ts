@@ -22,7 +22,7 @@ export interface RouteSummary {
 
 export class RouteStats {
   readonly #latencies = new Map<string, number[]>();
-  readonly #errors = new Map<string, { route: string; count: number }>();
+  readonly #errors = new Map<string, { count: number }>();
   readonly #errorsByRoute = new Map<string, number>();
   /** Requests that started before this instant (warm-up) or after `measureUntil` are not counted. */
   measureFrom = Number.POSITIVE_INFINITY;
@@ -35,13 +35,17 @@ export class RouteStats {
     else this.#latencies.set(route, [ms]);
   }
 
-  /** An unexpected answer (or a failed note, a socket error): counted whenever it happens, warm-up included. */
+  /** An unexpected answer or a socket error: counted whenever it happens, warm-up included. */
   error(route: string, description: string): void {
-    const key = `${route}: ${description}`;
-    const seen = this.#errors.get(key);
-    if (seen) seen.count += 1;
-    else this.#errors.set(key, { route, count: 1 });
+    this.other(`${route}: ${description}`);
     this.#errorsByRoute.set(route, (this.#errorsByRoute.get(route) ?? 0) + 1);
+  }
+
+  /** An error that is not a route's answer (a failed note, a logged error). */
+  other(description: string): void {
+    const seen = this.#errors.get(description);
+    if (seen) seen.count += 1;
+    else this.#errors.set(description, { count: 1 });
   }
 
   get errorCount(): number {
