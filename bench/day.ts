@@ -162,8 +162,9 @@ export async function runDayBench(options: DayBenchOptions) {
       for (const [i, line] of output.entries()) {
         const level = Number(/"level":(\d+)/.exec(line)?.[1] ?? 0);
         if (level < 40 || (level < 50 && i < from)) continue;
-        const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
-        const text = `${msg ?? ''}${err?.message ? `: ${err.message}` : ''}`.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').slice(0, 300);
+        const text = logText(line)
+          .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+          .slice(0, 300);
         if (level >= 50) stats.other(`${who} logged: ${text}`);
         else warnings.set(`${who}: ${text}`, (warnings.get(`${who}: ${text}`) ?? 0) + 1);
       }
@@ -445,6 +446,16 @@ class Traffic {
 
   #randomCompleted(): string | undefined {
     return this.completed[Math.floor(Math.random() * this.completed.length)];
+  }
+}
+
+/** A log line's message and error, or the line itself when it is not one JSON object. */
+function logText(line: string): string {
+  try {
+    const { msg, err } = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+    return `${msg ?? ''}${err?.message ? `: ${err.message}` : ''}`;
+  } catch {
+    return line;
   }
 }
 
