@@ -501,6 +501,8 @@ function summarize(
     notes_pending_at_end: m.pendingAtEnd,
     notes_failed: m.failed,
     cpu_seconds: m.cpu,
+    /** The two api processes' CPU over the window per request they answered (uploads, exports and all). */
+    api_cpu_ms_per_request: (m.cpu.api_s * 1000) / Object.values(routes).reduce((sum, r) => sum + r.requests, 0),
     loadavg: m.load,
   };
 }
@@ -534,7 +536,7 @@ function rowsOf(s: DaySummary): Row[] {
     { measurement: 'notes still pending at the end', value: String(s.notes_pending_at_end), baseline: '', ratio: '' },
     {
       measurement: 'CPU in the window: two api processes, worker',
-      value: `${s.cpu_seconds.api_s.toFixed(1)} s, ${s.cpu_seconds.worker_s.toFixed(1)} s`,
+      value: `${s.cpu_seconds.api_s.toFixed(1)} s (${s.api_cpu_ms_per_request.toFixed(1)} ms/request), ${s.cpu_seconds.worker_s.toFixed(1)} s`,
       baseline: '',
       ratio: '',
     },
