@@ -76,7 +76,14 @@ export async function runDayBench(options: DayBenchOptions) {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
     NODE_COMPILE_CACHE: path.join(ROOT, 'node_modules/.cache/node-compile-cache'),
   };
-  const apiEnv = { ...shared, ROLE: 'api', RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: RATE_LIMIT, CRM_RATE_LIMIT_PER_MINUTE: RATE_LIMIT };
+  const apiEnv = {
+    ...shared,
+    ROLE: 'api',
+    RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: RATE_LIMIT,
+    CRM_RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+    // With BENCH_PROFILE_DIR, each api process writes a .cpuprofile of its whole life when it exits.
+    ...(process.env.BENCH_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}` } : {}),
+  };
   const workerEnv = {
     ...shared,
     ROLE: 'worker',
