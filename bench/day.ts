@@ -18,16 +18,18 @@ import { startBareReadServer, startVetflow, type VetflowServer } from './lib/ser
 // fresh Postgres database, driven by an open-loop mix (arrivals on a clock, not waiting for answers:
 // a slow server does not slow the clients down, as vets do not wait for each other). The mix, per
 // second (×BENCH_DAY_SCALE):
-//   - 0.5 uploads of a real consultation (23.7 s mp3 / m4a fixtures, ~70-380 KB), then the app
+//   - 0.5 uploads of a real consultation (23.7 s mp3 / m4a fixtures, 72 and 102 KB), then the app
 //     polls its status every second until it is completed, fetches the note and exports it;
-//   - 0.25 live visits: create, three 20 s m4a parts one second apart, complete, then the same
-//     polling, fetch and export;
+//   - 0.25 live visits: create, three 20 s m4a parts one second apart (one part in eight sent
+//     twice at once, through both api processes), complete, then the same polling, fetch and export;
 //   - 10 note fetches of a random completed note (vets reading the record);
 //   - 4 list searches (one name, two names, name + today, a date range, status, external id,
 //     an exact count);
 //   - 1 export of a random completed note (TXT and RTF in turn);
 //   - 5 CRM contact upserts (half new contacts, half updates of one created earlier).
-// Transcription: the sandbox provider in the worker (nothing leaves 127.0.0.1).
+// Transcription: the sandbox provider in the worker (nothing leaves 127.0.0.1). Baseline: a bare
+// Fastify + pg primary-key route read at the note fetches' rate in the same window. docs/benchmarks.md
+// describes what counts as an error and how the rows are measured.
 
 export interface DayBenchOptions {
   adminUrl: string;
