@@ -186,11 +186,15 @@ export async function runDayBench(options: DayBenchOptions) {
       cpu: { api_s: cpuAfter.api - cpuBefore.api, worker_s: cpuAfter.worker - cpuBefore.worker },
       load: { before: round2(loadBefore), after: round2(loadAfter) },
     });
+    summary.baseline[BARE_ROUTE]!.errors = [...client.baselineErrors.values()].reduce((sum, count) => sum + count, 0);
     return {
       summary,
       rows: rowsOf(summary),
       errors: stats.distinctErrors(),
-      warnings: [...warnings].map(([warning, count]) => ({ warning, count })),
+      warnings: [
+        ...[...warnings].map(([warning, count]) => ({ warning, count })),
+        ...[...client.baselineErrors].map(([error, count]) => ({ warning: `${BARE_ROUTE}: ${error}`, count })),
+      ],
     };
   } finally {
     for (const stop of stops.splice(ours).reverse()) await stop().catch((error) => console.error('day: stop failed:', error));
@@ -230,15 +234,19 @@ class DayClient {
     this.#bare = { url: bareUrl, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }) };
   }
 
+  /** The baseline's failures: printed, not vetflow's errors (a shared Postgres out of connections, say). */
+  readonly baselineErrors = new Map<string, number>();
+
   /** The baseline's read of note `id`, recorded under BARE_ROUTE. */
   async bareRead(id: string): Promise<void> {
     const startedAt = performance.now();
+    const failed = (error: string) => this.baselineErrors.set(error, (this.baselineErrors.get(error) ?? 0) + 1);
     try {
       const answer = await timedRequest(this.#bare.agent, `${this.#bare.url}/notes/${id}`, { method: 'GET' });
       this.stats.record(BARE_ROUTE, startedAt, answer.ms);
-      if (answer.status !== 200) this.stats.error(BARE_ROUTE, `${answer.status} ${answer.body.slice(0, 300)}`);
+      if (answer.status !== 200) failed(`${answer.status} ${answer.body.slice(0, 300)}`);
     } catch (error) {
-      this.stats.error(BARE_ROUTE, `socket: ${(error as Error).message}`);
+      failed(`socket: ${(error as Error).message}`);
     }
   }
 

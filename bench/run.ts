@@ -150,7 +150,7 @@ async function main() {
       day.rows,
     );
     for (const { error, count } of day.errors) process.stdout.write(`  error ×${count}: ${error}\n`);
-    for (const { warning, count } of day.warnings) process.stdout.write(`  logged warning ×${count}: ${warning}\n`);
+    for (const { warning, count } of day.warnings) process.stdout.write(`  warning ×${count}: ${warning}\n`);
     if (selected.size === 1) {
       process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, day: day.summary })}\n`);
       return;
