@@ -2,6 +2,7 @@ import type { BenchDatabase } from './lib/database.ts';
 import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
 import { fmt, progress, type Row } from './lib/report.ts';
 import type { BenchServer, VetflowServer } from './lib/servers.ts';
+import { cpuSeconds } from './lib/proc.ts';
 import { createNote } from './pipeline.ts';
 
 export interface ReadsBenchOptions {
@@ -38,6 +39,21 @@ interface MeasuredNote {
 const EIGHT_VITALS =
   'Temperatura 39,8 °C, peso 12,5 kg, frequência cardíaca 120 bpm, frequência respiratória 32 mpm, TPC de 2 segundos, ' +
   'ECC 5, desidratação de 5%, mucosas hipocoradas.';
+
+/**
+ * The sandbox's made-up consultations never dictate observations, so its notes have five of the six
+ * base sections: the sixth is added in SQL (with its evidence) before the note is signed, as
+ * processing writes a section.
+ */
+async function sixSections(database: BenchDatabase, id: string) {
+  await database.query(
+    `INSERT INTO note_sections (note_id, label, title, content, evidence, "order", position)
+     SELECT $1, 'observations', 'Observações', 'Tutora relata que o animal come bem e está ativo; sem alterações de comportamento.',
+       '[{"start": 1.5, "end": 4.2}]'::jsonb, (max(position) + 1)::text, max(position) + 1
+     FROM note_sections WHERE note_id = $1 HAVING count(*) = 5`,
+    [id],
+  );
+}
 
 /**
  * Makes the measured note a full one, through the API as a clinic would: six sections with
@@ -104,6 +120,7 @@ export async function runReadsBench(options: ReadsBenchOptions) {
   const clinicId = counts!.clinic_id;
 
   const apiHeaders = { 'x-api-key': vetflow.apiKey };
+  await sixSections(database, id);
   const measured = await signedAndAmended(vetflow, id);
   const load = (label: string, server: BenchServer, paths: string[], headers: Record<string, string> = {}, list = false) => {
     const config: LoadConfig = {
@@ -115,7 +132,7 @@ export async function runReadsBench(options: ReadsBenchOptions) {
       durationMs: list ? options.listDurationMs : options.durationMs,
     };
     progress(`reads: ${label}, ${config.connections} connections, ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s`);
-    return runLoad(config).then((result) => checked(label, result));
+    return withCpu(database, server.pid, () => runLoad(config)).then((result) => checked(label, result));
   };
 
   // The baseline runs before and after the vetflow routes; the ratios use the mean of both, so a
@@ -173,6 +190,9 @@ export async function runReadsBench(options: ReadsBenchOptions) {
   };
 }
 
+const cpuOfResult = (result: LoadResult) => (result as LoadResult & Partial<CpuPerRequest>).cpu_us_per_request?.total ?? Number.NaN;
+const cpuTotal = (first: LoadResult, second: LoadResult) => (cpuOfResult(first) + cpuOfResult(second)) / 2;
+
 function summarize(
   options: ReadsBenchOptions,
   m: {
@@ -199,7 +219,13 @@ function summarize(
     warmup_ms: options.warmupMs,
     duration_ms: options.durationMs,
     baseline: { first: bareFirst, second: bareSecond, rps: baselineRps },
-    note: { ...note, ratio: note.rps / baselineRps, target: NOTE_RATIO_TARGET },
+    note: {
+      ...note,
+      ratio: note.rps / baselineRps,
+      target: NOTE_RATIO_TARGET,
+      // The same ratio from CPU per request (server + Postgres): what it would be on an idle machine.
+      cpu_ratio: cpuTotal(bareFirst, bareSecond) / cpuOfResult(note),
+    },
     status: { ...status, ratio: status.rps / baselineRps, target: 0.85 },
     list: {
       notes: options.listNotes,
@@ -222,7 +248,49 @@ function summarize(
   };
 }
 
-function checked(label: string, result: LoadResult): LoadResult {
+/** CPU per answered request (warm-up included, as the CPU is), in µs: the server process and its database's backends. */
+export interface CpuPerRequest {
+  cpu_us_per_request: { server: number; postgres: number; total: number };
+}
+
+/**
+ * Runs a load and reads the CPU it cost from /proc: on a shared, loaded machine the requests per
+ * second follow the neighbours' load, the CPU per request much less (docs/benchmarks.md).
+ */
+async function withCpu(database: BenchDatabase, pid: number, work: () => Promise<LoadResult>): Promise<LoadResult & CpuPerRequest> {
+  const backends = async () =>
+    (
+      await database.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+    ).map((row) => row.pid);
+  const cpuOf = (pids: number[]) =>
+    pids.reduce((sum, backend) => {
+      try {
+        return sum + cpuSeconds(backend);
+      } catch {
+        return sum; // a backend that ended
+      }
+    }, 0);
+  const pidsBefore = await backends();
+  const serverBefore = cpuSeconds(pid);
+  const postgresBefore = new Map(pidsBefore.map((backend) => [backend, cpuOf([backend])]));
+  const result = await work();
+  const serverSeconds = cpuSeconds(pid) - serverBefore;
+  let postgresSeconds = 0;
+  for (const backend of await backends()) postgresSeconds += cpuOf([backend]) - (postgresBefore.get(backend) ?? 0);
+  const per = (seconds: number) => (seconds * 1e6) / Math.max(1, result.answered);
+  return {
+    ...result,
+    cpu_us_per_request: {
+      server: per(serverSeconds),
+      postgres: per(postgresSeconds),
+      total: per(serverSeconds + postgresSeconds),
+    },
+  };
+}
+
+function checked<T extends LoadResult>(label: string, result: T): T {
   const ok = result.statuses['200'] ?? 0;
   if (result.errors > 0 || ok !== result.requests || result.requests === 0) {
     throw new Error(`${label}: ${result.errors} socket errors, statuses ${JSON.stringify(result.statuses)}`);
@@ -499,6 +567,12 @@ function rowsOf(s: ReadsSummary): Row[] {
       value: latency(s.note),
       baseline: latency(s.baseline.first),
       ratio: fmt.ratio(s.note.p99_ms / s.baseline.first.p99_ms),
+    },
+    {
+      measurement: '  CPU per request, server + Postgres (ratio: baseline / this)',
+      value: `${Math.round(cpuOfResult(s.note))} µs`,
+      baseline: `${Math.round(cpuTotal(s.baseline.first, s.baseline.second))} µs`,
+      ratio: fmt.ratio(s.note.cpu_ratio),
     },
     {
       measurement: 'GET /notes/{id}/status',
