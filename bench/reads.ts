@@ -1,8 +1,8 @@
 import type { BenchDatabase } from './lib/database.ts';
 import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
+import { cpuSeconds } from './lib/proc.ts';
 import { fmt, progress, type Row } from './lib/report.ts';
 import type { BenchServer, VetflowServer } from './lib/servers.ts';
-import { cpuSeconds } from './lib/proc.ts';
 import { createNote } from './pipeline.ts';
 
 export interface ReadsBenchOptions {
