@@ -35,8 +35,9 @@ export function notesService(deps: NotesServiceDeps) {
 
     /**
      * The single-note read, as JSON text: the note as rendered when it last changed, one primary-key
-     * lookup, nothing assembled. A note without a render (only one written while triggers were off,
-     * docs/notes-reads.md) is assembled instead, never served from something older.
+     * lookup, nothing assembled. A note without a render (one of a bulk insert not changed since, or
+     * written while triggers were off: docs/notes-reads.md) is assembled instead, never served from
+     * something older.
      */
     async get(caller: NotesCaller, id: string): Promise<string> {
       const found = await rendered(id);

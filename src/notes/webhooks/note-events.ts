@@ -32,7 +32,7 @@ export function noteEvents(outbox: Outbox, publicBaseUrl: string): NoteEvents {
       await outbox.record(tx, { clinicId: rendered.clinicId, type, data: { note_id: id, ...body, ...extra } });
       return;
     }
-    // No render (a note written while triggers were off): assembled, as GET does then.
+    // No render (a note written while triggers were off): assembled, as GET does for such a note.
     const note = await findNote(noteId, tx);
     if (!note) return;
     const sections = type === 'note.failed' ? [] : await sectionsOf(noteId, tx);
