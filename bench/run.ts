@@ -169,6 +169,8 @@ async function main() {
     DATA_DIR: dataDir,
     AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES),
     ...(runs('reads') ? { RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: READS_RATE_LIMIT } : {}),
+    // e.g. `--cpu-prof --cpu-prof-dir=<dir>`: the server's CPU profile, written when it stops.
+    ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
   });
   cleanups.push(() => vetflow.stop());
   let bare: BenchServer | undefined;

@@ -103,7 +103,12 @@ export async function noteReadRoutes(app: AppInstance, { notes }: { notes: Notes
         response: { 200: NoteEnvelope, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await notes.get(notesCallerOf(request), request.params.id) }),
+    // The rendered note is JSON text already: sent as it is (a string payload is not serialised
+    // again); the schema above still describes it for the OpenAPI.
+    async (request, reply) => {
+      const data = await notes.get(notesCallerOf(request), request.params.id);
+      return reply.type('application/json; charset=utf-8').send(`{"status":"success","data":${data}}` as never);
+    },
   );
 
   app.get(

@@ -42,6 +42,22 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
   };
 }
 
+// The rendered note's transcript URL is a path (note-render.sql): the first `"transcription_url"`
+// key of the text is the note's own (the keys before it hold strings, whose quotes are escaped).
+const TRANSCRIPTION_URL_KEY = '"transcription_url" : ';
+
+/**
+ * The rendered note as served: its transcript URL with this server's public base URL in front.
+ * Text in, text out: nothing is parsed or serialised.
+ */
+export function withBaseUrl(renderedBody: string, publicBaseUrl: string): string {
+  const at = renderedBody.indexOf(TRANSCRIPTION_URL_KEY);
+  // null (not completed): nothing to add.
+  if (at === -1 || renderedBody.charCodeAt(at + TRANSCRIPTION_URL_KEY.length) !== 34) return renderedBody;
+  const path = at + TRANSCRIPTION_URL_KEY.length + 1;
+  return renderedBody.slice(0, path) + publicBaseUrl + renderedBody.slice(path);
+}
+
 export function toSectionBody(section: SectionFields) {
   return {
     id: section.id,

@@ -3,6 +3,7 @@ import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../plat
 import {
   clinics,
   noteErasures,
+  noteRenders,
   noteRetries,
   noteSections,
   notes,
@@ -220,7 +221,7 @@ export function prepareNoteWithSections(db: Db) {
           'id', s.id, 'noteId', s.note_id, 'label', s.label, 'title', s.title, 'content', s.content,
           'evidence', s.evidence, 'order', s."order",
           'createdAt', to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-          'updatedAt', to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) order by s.position)
+          'updatedAt', to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) order by s.position, s.id)
         from note_sections s where s.note_id = notes.id), '[]'::json)`.as('sections'),
       signature: sql<SignatureFields | null>`(
         select json_build_object('signedByName', g.signed_by_name, 'signedByLicense', g.signed_by_license,
@@ -232,6 +233,34 @@ export function prepareNoteWithSections(db: Db) {
     .where(eq(notes.id, sql.placeholder('id')))
     .prepare('note_with_sections');
   return async (id: string) => (await statement.execute({ id }))[0];
+}
+
+/** A note as GET /notes/{id} shows it, rendered when it last changed (note-render.sql); the transcript URL as a path. */
+export interface RenderedNote {
+  clinicId: string;
+  body: string;
+}
+
+/**
+ * The single-note read, the hot path: one prepared primary-key lookup of the rendered note. Plain
+ * SQL, so the driver's row comes back as it is (no column mapping).
+ */
+export function prepareRenderedNote(db: Db) {
+  const statement = db
+    .select({ clinicId: noteRenders.clinicId, body: noteRenders.body })
+    .from(noteRenders)
+    .where(eq(noteRenders.noteId, sql.placeholder('id')))
+    .prepare('rendered_note');
+  return async (id: string): Promise<RenderedNote | undefined> => (await statement.execute({ id }))[0];
+}
+
+/** The rendered note inside a transaction that changed it (the triggers rendered it at the end of each statement). */
+export async function renderedNote(id: string, tx: Db): Promise<RenderedNote | undefined> {
+  const [row] = await tx
+    .select({ clinicId: noteRenders.clinicId, body: noteRenders.body })
+    .from(noteRenders)
+    .where(eq(noteRenders.noteId, id));
+  return row;
 }
 
 /**

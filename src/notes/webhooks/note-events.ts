@@ -2,8 +2,8 @@ import type { Db } from '../../platform/db/client.ts';
 import type { AmendmentRow } from '../record/record.repo.ts';
 import { findSignature } from '../record/record.repo.ts';
 import { toAmendmentBody } from '../record/record.view.ts';
-import { toNoteBody } from '../store/note-view.ts';
-import { findNote, sectionsOf } from '../store/notes.repo.ts';
+import { toNoteBody, withBaseUrl } from '../store/note-view.ts';
+import { findNote, renderedNote, sectionsOf } from '../store/notes.repo.ts';
 import type { Outbox } from './outbox.ts';
 
 /** What processing (and the record) call inside the transaction that changes a note. */
@@ -25,6 +25,14 @@ type NoteEventType = 'note.completed' | 'note.failed' | 'note.signed' | 'note.am
  */
 export function noteEvents(outbox: Outbox, publicBaseUrl: string): NoteEvents {
   const record = async (tx: Db, noteId: string, type: NoteEventType, extra: Record<string, unknown> = {}) => {
+    // The note as GET /notes/{id} shows it: rendered by the change this transaction just made.
+    const rendered = await renderedNote(noteId, tx);
+    if (rendered) {
+      const { id, ...body } = JSON.parse(withBaseUrl(rendered.body, publicBaseUrl));
+      await outbox.record(tx, { clinicId: rendered.clinicId, type, data: { note_id: id, ...body, ...extra } });
+      return;
+    }
+    // No render (a note written while triggers were off): assembled, as GET does for such a note.
     const note = await findNote(noteId, tx);
     if (!note) return;
     const sections = type === 'note.failed' ? [] : await sectionsOf(noteId, tx);

@@ -21,6 +21,7 @@ export * from './note-erasures.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
 export * from './note-parts.ts';
+export * from './note-renders.ts';
 export * from './note-retries.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';
