@@ -71,7 +71,7 @@ export async function listNotes(caller: NotesCaller, query: Query, { db, publicB
   // The version is read before anything is counted (alongside the page, so at no extra wait): a
   // count is then never older than the version it is stored under.
   const [rows, version] = await Promise.all([
-    notePage(where, { limit: query.limit, offset }, db),
+    notePage(caller.clinicId, query, { limit: query.limit, offset }, db),
     query.days === undefined ? listVersion(caller.clinicId) : undefined,
   ]);
   const seen = offset + rows.length;
