@@ -384,9 +384,15 @@ function listMatrix(): ListCase[] {
     // Status, external id, dates alone, combined.
     { label: '?transcription_status=pending', query: { transcription_status: 'pending' } },
     { label: '?transcription_status=failed&name=maria silva', query: { transcription_status: 'failed', name: 'maria silva' } },
-    { label: '?transcription_status=pending&name=irene galvao&from=200 days', query: { transcription_status: 'pending', name: 'irene galvao', from: year } },
+    {
+      label: '?transcription_status=pending&name=irene galvao&from=200 days',
+      query: { transcription_status: 'pending', name: 'irene galvao', from: year },
+    },
     { label: '?external_id=ERP-00012345', query: { external_id: 'ERP-00012345' } },
-    { label: '?external_id=ERP-00012345&name=a&transcription_status=completed', query: { external_id: 'ERP-00012345', name: 'a', transcription_status: 'completed' } },
+    {
+      label: '?external_id=ERP-00012345&name=a&transcription_status=completed',
+      query: { external_id: 'ERP-00012345', name: 'a', transcription_status: 'completed' },
+    },
     { label: '?from&to (15 days)', query: { from, to } },
     { label: '?days=30', query: { days: '30' } },
     // Counts.
@@ -450,7 +456,9 @@ async function explainList(database: BenchDatabase, clinicId: string, query: Rec
       nodes: pageParts.map((part) => part.nodes).join(' ; '),
       plan: pageParts.map((part) => part.plan).join('\n\n'),
     };
-    const count: Explained = counted ? explained.at(-1)! : { ms: 0, nodes: '(not counted: the last page)', plan: '-- not counted: the page is the last one' };
+    const count: Explained = counted
+      ? explained.at(-1)!
+      : { ms: 0, nodes: '(not counted: the last page)', plan: '-- not counted: the page is the last one' };
     return { page, count, total };
   } finally {
     await pool.end();

@@ -12,6 +12,10 @@ export interface NoteFilters {
   to?: string;
   days?: number;
   external_id?: string;
+  /** Created at or after this instant (what `days` means, fixed once per request by the caller). */
+  since?: Date;
+  /** Created before this instant. */
+  before?: Date;
 }
 
 /** The notes of one clinic that pass every filter given. */
@@ -29,6 +33,8 @@ function scopeConditions(clinicId: string, filters: NoteFilters): SQL[] {
   if (filters.from) conditions.push(gte(notes.createdAt, new Date(`${filters.from}T00:00:00Z`)));
   if (filters.to) conditions.push(lt(notes.createdAt, new Date(Date.parse(`${filters.to}T00:00:00Z`) + 86_400_000)));
   if (filters.days) conditions.push(gte(notes.createdAt, new Date(Date.now() - filters.days * 86_400_000)));
+  if (filters.since) conditions.push(gte(notes.createdAt, filters.since));
+  if (filters.before) conditions.push(lt(notes.createdAt, filters.before));
   return conditions;
 }
 
@@ -55,11 +61,16 @@ export const NAME_WALK = { first: 2_000, most: 20_000 };
  * newest first (an index-only scan: the folded name and the status are in it), checking the name on
  * each entry, for at most NAME_WALK.first entries; when those hold fewer matches than the page
  * needs, from what they held the walk goes on for up to NAME_WALK.most more entries if that
- * should be enough, and otherwise — a name that few notes match — the rest comes from the trigram
+ * should be enough with room to spare, and otherwise — a name that few notes match — the rest comes from the trigram
  * index (notes_name_folded_trgm_idx), the notes older than the walk sorted, few by then. Either way
  * the same notes in the same order as one `order by created_at desc, id desc`.
  */
-export async function notePage(clinicId: string, filters: NoteFilters, page: { limit: number; offset: number }, db: Db): Promise<NoteSummaryRow[]> {
+export async function notePage(
+  clinicId: string,
+  filters: NoteFilters,
+  page: { limit: number; offset: number },
+  db: Db,
+): Promise<NoteSummaryRow[]> {
   if (!filters.name) {
     return db
       .select(noteColumnsWithoutTranscript)
@@ -76,13 +87,15 @@ export async function notePage(clinicId: string, filters: NoteFilters, page: { l
   let walk = await walkMatching(scope, name, { entries: NAME_WALK.first, needed, after: undefined }, db);
   found.push(...walk.matches);
   if (found.length < needed && walk.last) {
-    // Expected entries to walk for the rest, at the density seen so far.
+    // Entries expected to hold the rest at the density seen so far; walked only with room to spare
+    // (twice that within the bound), else a second walk that falls short costs as much as the trigram index after it.
     const expected = found.length === 0 ? Infinity : ((needed - found.length) * NAME_WALK.first) / found.length;
-    if (expected <= NAME_WALK.most) {
+    if (2 * expected <= NAME_WALK.most) {
       walk = await walkMatching(scope, name, { entries: NAME_WALK.most, needed: needed - found.length, after: walk.last }, db);
       found.push(...walk.matches);
     }
-    if (found.length < needed && walk.last) found.push(...(await olderMatching(scope, name, { needed: needed - found.length, after: walk.last }, db)));
+    if (found.length < needed && walk.last)
+      found.push(...(await olderMatching(scope, name, { needed: needed - found.length, after: walk.last }, db)));
   }
   const ids = found.slice(page.offset, needed).map((place) => place.id);
   if (ids.length === 0) return [];
@@ -123,7 +136,10 @@ async function walkMatching(
     limit ${walk.needed + 1}`)) as unknown as { rows: { id: string; created_at: string; hit: boolean; n: string | number }[] };
   const matches = result.rows.filter((row) => row.hit).map((row) => ({ id: row.id, createdAt: row.created_at }));
   const end = result.rows.find((row) => Number(row.n) === walk.entries);
-  return { matches: matches.slice(0, walk.needed), last: matches.length < walk.needed && end ? { id: end.id, createdAt: end.created_at } : undefined };
+  return {
+    matches: matches.slice(0, walk.needed),
+    last: matches.length < walk.needed && end ? { id: end.id, createdAt: end.created_at } : undefined,
+  };
 }
 
 /**
@@ -156,6 +172,18 @@ export async function countNotes(where: SQL, upTo: number | undefined, db: Db): 
     .as('matching');
   const [row] = await db.select({ total: count() }).from(matching);
   return Number(row?.total ?? 0);
+}
+
+/**
+ * Of the notes that match `where` (which bounds them to one past hour), how many there are and how
+ * many were created before `cutoff`: one range of the list's index, an hour of the clinic's notes.
+ */
+export async function countHour(where: SQL, cutoff: Date, db: Db): Promise<{ hour: number; beforeCutoff: number }> {
+  const [row] = await db
+    .select({ hour: count(), beforeCutoff: sql<number>`count(*) filter (where ${lt(notes.createdAt, cutoff)})`.mapWith(Number) })
+    .from(notes)
+    .where(where);
+  return { hour: Number(row?.hour ?? 0), beforeCutoff: Number(row?.beforeCutoff ?? 0) };
 }
 
 /**
