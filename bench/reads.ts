@@ -350,7 +350,7 @@ const RARE_NOTES = 40;
  * (`quaresma`, RARE_NOTES; `xavier` none but those), accents both ways, each with and without a
  * date range and `days`; status, external id; counts capped and exact; first and deep pages.
  */
-function listMatrix(): ListCase[] {
+export function listMatrix(): ListCase[] {
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
   const from = day(30);
   const to = day(15);
@@ -429,7 +429,7 @@ const COUNT_LIMIT = 10_000;
  * drizzle sends them (parameters included, so Postgres plans them with the values as node-postgres'
  * unnamed statements do), each timed with EXPLAIN (ANALYZE, BUFFERS).
  */
-async function explainList(database: BenchDatabase, clinicId: string, query: Record<string, string>) {
+export async function explainList(database: BenchDatabase, clinicId: string, query: Record<string, string>) {
   const statements: { text: string; values: unknown[] }[] = [];
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   try {

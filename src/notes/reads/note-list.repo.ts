@@ -54,14 +54,15 @@ export const NAME_WALK = { first: 2_000, most: 20_000 };
  * One page of matching notes (without transcripts), newest first.
  *
  * Without a name, one walk of an index in the list's order (notes_clinic_created_idx, or
- * notes_clinic_external_idx for an external id, whose few notes are then sorted).
+ * notes_clinic_external_idx for an external id, whose few notes are then sorted); past the first
+ * page, the walk reads the index alone and the page's notes are then read by id.
  *
  * With a name, no plan is left to the planner's guess of how many notes a name matches (it guessed
  * a few for `maria silva` and sorted thousands). The page comes from walking notes_clinic_created_idx
  * newest first (an index-only scan: the folded name and the status are in it), checking the name on
  * each entry, for at most NAME_WALK.first entries; when those hold fewer matches than the page
  * needs, from what they held the walk goes on for up to NAME_WALK.most more entries if that
- * should be enough with room to spare, and otherwise — a name that few notes match — the rest comes from the trigram
+ * should be enough, and otherwise — a name that few notes match — the rest comes from the trigram
  * index (notes_name_folded_trgm_idx), the notes older than the walk sorted, few by then. Either way
  * the same notes in the same order as one `order by created_at desc, id desc`.
  */
@@ -72,13 +73,16 @@ export async function notePage(
   db: Db,
 ): Promise<NoteSummaryRow[]> {
   if (!filters.name) {
-    return db
-      .select(noteColumnsWithoutTranscript)
-      .from(notes)
-      .where(noteFilters(clinicId, filters))
-      .orderBy(newestFirst)
-      .limit(page.limit)
-      .offset(page.offset);
+    const where = noteFilters(clinicId, filters);
+    if (page.offset === 0 || filters.external_id) {
+      return db.select(noteColumnsWithoutTranscript).from(notes).where(where).orderBy(newestFirst).limit(page.limit).offset(page.offset);
+    }
+    // A later page: the notes skipped are skipped in the index alone (an index-only scan), not read.
+    const skipped = await db.select({ id: notes.id }).from(notes).where(where).orderBy(newestFirst).limit(page.limit).offset(page.offset);
+    return byIds(
+      skipped.map((row) => row.id),
+      db,
+    );
   }
   const scope = scopeConditions(clinicId, filters);
   const name = nameMatches(filters.name);
@@ -87,17 +91,25 @@ export async function notePage(
   let walk = await walkMatching(scope, name, { entries: NAME_WALK.first, needed, after: undefined }, db);
   found.push(...walk.matches);
   if (found.length < needed && walk.last) {
-    // Entries expected to hold the rest at the density seen so far; walked only with room to spare
-    // (twice that within the bound), else a second walk that falls short costs as much as the trigram index after it.
-    const expected = found.length === 0 ? Infinity : ((needed - found.length) * NAME_WALK.first) / found.length;
-    if (2 * expected <= NAME_WALK.most) {
+    // Entries expected to hold the rest at the density seen so far, counting one match fewer than
+    // found (two matches in 2,000 entries may well be luck): a second walk that falls short costs
+    // as much as the trigram index after it.
+    const expected = found.length <= 1 ? Infinity : ((needed - found.length) * NAME_WALK.first) / (found.length - 1);
+    if (expected <= NAME_WALK.most) {
       walk = await walkMatching(scope, name, { entries: NAME_WALK.most, needed: needed - found.length, after: walk.last }, db);
       found.push(...walk.matches);
     }
     if (found.length < needed && walk.last)
       found.push(...(await olderMatching(scope, name, { needed: needed - found.length, after: walk.last }, db)));
   }
-  const ids = found.slice(page.offset, needed).map((place) => place.id);
+  return byIds(
+    found.slice(page.offset, needed).map((place) => place.id),
+    db,
+  );
+}
+
+/** The notes of a page found by id, newest first. */
+async function byIds(ids: string[], db: Db): Promise<NoteSummaryRow[]> {
   if (ids.length === 0) return [];
   return db.select(noteColumnsWithoutTranscript).from(notes).where(inArray(notes.id, ids)).orderBy(newestFirst);
 }
@@ -152,8 +164,8 @@ async function olderMatching(scope: SQL[], name: SQL, rest: { needed: number; af
     with matching as materialized (
       select ${notes.id} as id, ${notes.createdAt} as created_at from ${notes} where ${and(...scope, name, after(rest.after))}
     )
-    select id, created_at::text as created_at from matching
-    order by created_at desc nulls last, id desc nulls last
+    select matching.id, matching.created_at::text as created_at from matching
+    order by matching.created_at desc nulls last, matching.id desc nulls last
     limit ${rest.needed}`)) as unknown as { rows: { id: string; created_at: string }[] };
   return result.rows.map((row) => ({ id: row.id, createdAt: row.created_at }));
 }
