@@ -91,10 +91,11 @@ export async function notePage(
   let walk = await walkMatching(scope, name, { entries: NAME_WALK.first, needed, after: undefined }, db);
   found.push(...walk.matches);
   if (found.length < needed && walk.last) {
-    // Entries expected to hold the rest at the density seen so far, counting one match fewer than
-    // found (two matches in 2,000 entries may well be luck): a second walk that falls short costs
-    // as much as the trigram index after it.
-    const expected = found.length <= 1 ? Infinity : ((needed - found.length) * NAME_WALK.first) / (found.length - 1);
+    // Entries expected to hold the rest at the density seen so far, taken low (k − √k matches for
+    // the k found: two in 2,000 entries may well be luck), as a second walk that falls short costs
+    // about what the trigram index after it does.
+    const low = found.length - Math.sqrt(found.length);
+    const expected = low <= 0 ? Infinity : ((needed - found.length) * NAME_WALK.first) / low;
     if (expected <= NAME_WALK.most) {
       walk = await walkMatching(scope, name, { entries: NAME_WALK.most, needed: needed - found.length, after: walk.last }, db);
       found.push(...walk.matches);
