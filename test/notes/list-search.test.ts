@@ -107,9 +107,12 @@ describe('GET /notes?name=', () => {
     { limit: 10, page: 2_300 },
     { status: 'pending', limit: 100, page: 3 },
     { from: '2026-10-20', to: '2026-10-25', limit: 7, page: 40 },
-  ])('without a name, a later page (limit $limit, page $page, status $status, from $from): the same notes as sorting them all', async (query) => {
-    expect(await listed(query)).toEqual(await expected(query));
-  });
+  ])(
+    'without a name, a later page (limit $limit, page $page, status $status, from $from): the same notes as sorting them all',
+    async (query) => {
+      expect(await listed(query)).toEqual(await expected(query));
+    },
+  );
 
   it('finds notes in each of its ways, so each is tested above', async () => {
     // The counts the cases above rely on: the rare name lies beyond both walks, the sparse one has
