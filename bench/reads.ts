@@ -1,3 +1,8 @@
+import pg from 'pg';
+import { countNotes, type NoteFilters, noteFilters, notePage } from '../src/notes/reads/note-list.repo.ts';
+import type { Db } from '../src/platform/db/client.ts';
+import { drizzleNodePg } from '../src/platform/db/drizzle.ts';
+import * as schema from '../src/platform/db/schema/index.ts';
 import type { BenchDatabase } from './lib/database.ts';
 import { type LoadConfig, type LoadResult, runLoad } from './lib/load.ts';
 import { cpuSeconds } from './lib/proc.ts';
@@ -151,16 +156,7 @@ export async function runReadsBench(options: ReadsBenchOptions) {
   await database.query('VACUUM (ANALYZE) notes');
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
 
-  const from = new Date(Date.now() - 30 * DAY_MS).toISOString().slice(0, 10);
-  const listCases: ListCase[] = [
-    { label: `?name=joao&from=${from} (30 days)`, query: { name: 'joao', from } },
-    { label: '?name=silva', query: { name: 'silva' } },
-    { label: '?name=ção&transcription_status=completed', query: { name: 'ção', transcription_status: 'completed' } },
-    { label: '?name=maria silva&from (30 days)', query: { name: 'maria silva', from } },
-    { label: ' (no filter, first page)', query: {} },
-    // What an integrator pays for an exact total over a large match.
-    { label: '?name=silva&count=exact', query: { name: 'silva', count: 'exact' } },
-  ];
+  const listCases = listMatrix();
   const list = [];
   for (const listCase of listCases) {
     const path = `/notes/v1/notes?${new URLSearchParams(listCase.query).toString()}`;
@@ -465,10 +461,84 @@ async function seedNotes(database: BenchDatabase, clinicId: string, count: numbe
                FROM (SELECT i, random() AS r FROM generate_series(1, $2::int) AS i) AS g) AS x`,
     [clinicId, count, FIRST_NAMES, SURNAMES],
   );
+  // A name no drawn combination makes, RARE_NOTES times over the year: the rare one- and two-word searches.
+  await database.query(
+    `INSERT INTO notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds, transcription_status, created_at)
+     SELECT $1::uuid, 'Xavier Quaresma Silva', 'bench/rare-' || i || '.mp3', 'mp3', 200000, encode(sha256(i::text::bytea), 'hex'), 60,
+            'completed', now() - (i * 365.0 / $2) * interval '1 day'
+       FROM generate_series(1, $2::int) AS i`,
+    [clinicId, RARE_NOTES],
+  );
   await database.query(`SET maintenance_work_mem = '256MB'`);
   for (const index of indexes) await database.query(index.definition);
   await database.query('RESET maintenance_work_mem');
   return indexes.map((index) => index.name);
+}
+
+/** Notes named "Xavier Quaresma Silva", spread over the seeded year. */
+const RARE_NOTES = 40;
+
+/**
+ * Every documented filter and their combinations: names of one and of several words, common
+ * (`silva` ~13 % of notes, `maria silva` 0.3 %), sparse (`irene galvao`, ~160 notes) and rare
+ * (`quaresma`, RARE_NOTES; `xavier` none but those), accents both ways, each with and without a
+ * date range and `days`; status, external id; counts capped and exact; first and deep pages.
+ */
+export function listMatrix(): ListCase[] {
+  const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+  const from = day(30);
+  const to = day(15);
+  const year = day(200);
+  return [
+    // The cases measured before (labels kept).
+    { label: `?name=joao&from=${from} (30 days)`, query: { name: 'joao', from } },
+    { label: '?name=silva', query: { name: 'silva' } },
+    { label: '?name=ção&transcription_status=completed', query: { name: 'ção', transcription_status: 'completed' } },
+    { label: '?name=maria silva&from (30 days)', query: { name: 'maria silva', from } },
+    { label: ' (no filter, first page)', query: {} },
+    { label: '?name=silva&count=exact', query: { name: 'silva', count: 'exact' } },
+    // One word.
+    { label: '?name=joao', query: { name: 'joao' } },
+    { label: '?name=joão&from&to (15 days)', query: { name: 'joão', from, to } },
+    { label: '?name=ção', query: { name: 'ção' } },
+    { label: '?name=galvao&days=30', query: { name: 'galvao', days: '30' } },
+    { label: '?name=quaresma (rare)', query: { name: 'quaresma' } },
+    { label: '?name=quaresma&from (rare, 30 days)', query: { name: 'quaresma', from } },
+    { label: '?name=quaresma&days=30 (rare)', query: { name: 'quaresma', days: '30' } },
+    { label: '?name=nobody (no match)', query: { name: 'nobody' } },
+    // Several words.
+    { label: '?name=maria silva', query: { name: 'maria silva' } },
+    { label: '?name=maria silva&days=30', query: { name: 'maria silva', days: '30' } },
+    { label: '?name=joão silva&from&to (15 days)', query: { name: 'joão silva', from, to } },
+    { label: '?name=irene galvao (sparse)', query: { name: 'irene galvao' } },
+    { label: '?name=irene galvão&from (sparse, 30 days)', query: { name: 'irene galvão', from } },
+    { label: '?name=xavier quaresma (rare)', query: { name: 'xavier quaresma' } },
+    { label: '?name=xavier quaresma&from (rare, 30 days)', query: { name: 'xavier quaresma', from } },
+    { label: '?name=xavier quaresma&days=30 (rare)', query: { name: 'xavier quaresma', days: '30' } },
+    // Status, external id, dates alone, combined.
+    { label: '?transcription_status=pending', query: { transcription_status: 'pending' } },
+    { label: '?transcription_status=failed&name=maria silva', query: { transcription_status: 'failed', name: 'maria silva' } },
+    {
+      label: '?transcription_status=pending&name=irene galvao&from=200 days',
+      query: { transcription_status: 'pending', name: 'irene galvao', from: year },
+    },
+    { label: '?external_id=ERP-00012345', query: { external_id: 'ERP-00012345' } },
+    {
+      label: '?external_id=ERP-00012345&name=a&transcription_status=completed',
+      query: { external_id: 'ERP-00012345', name: 'a', transcription_status: 'completed' },
+    },
+    { label: '?from&to (15 days)', query: { from, to } },
+    { label: '?days=30', query: { days: '30' } },
+    // Counts.
+    { label: '?name=maria silva&from&count=exact', query: { name: 'maria silva', from, count: 'exact' } },
+    { label: '?name=joao&days=30&count=exact', query: { name: 'joao', days: '30', count: 'exact' } },
+    // Deep pages.
+    { label: '?name=joao&page=100', query: { name: 'joao', page: '100' } },
+    { label: '?name=maria silva&page=30', query: { name: 'maria silva', page: '30' } },
+    { label: '?name=irene galvao&page=10', query: { name: 'irene galvao', page: '10' } },
+    { label: '?name=quaresma&page=5 (past the end)', query: { name: 'quaresma', page: '5' } },
+    { label: ' (no filter, page 1000)', query: { page: '1000' } },
+  ];
 }
 
 interface ListCase {
@@ -487,42 +557,46 @@ interface Explained {
 const COUNT_LIMIT = 10_000;
 
 /**
- * The two statements GET /notes runs (src/notes/reads/list-notes.ts: the page, then — when the page
- * is full — the count for `total`, capped at COUNT_LIMIT + 1 rows unless `count=exact`), written out in the same shape drizzle sends them (parameters included,
- * so Postgres plans them with the values as node-postgres' unnamed statements do), timed with
- * EXPLAIN (ANALYZE, BUFFERS).
+ * The statements GET /notes runs for `query` (src/notes/reads/note-list.repo.ts: the page, in one
+ * or more statements for a name, then — when the page is full — the count for `total`, capped at
+ * COUNT_LIMIT + 1 rows unless `count=exact`), captured from the repository's own functions as
+ * drizzle sends them (parameters included, so Postgres plans them with the values as node-postgres'
+ * unnamed statements do), each timed with EXPLAIN (ANALYZE, BUFFERS).
  */
-async function explainList(database: BenchDatabase, clinicId: string, query: Record<string, string>) {
-  const values: unknown[] = [clinicId];
-  const conditions = ['"notes"."clinic_id" = $1'];
-  if (query.transcription_status) {
-    values.push(query.transcription_status);
-    conditions.push(`"notes"."transcription_status" = $${values.length}`);
+export async function explainList(database: BenchDatabase, clinicId: string, query: Record<string, string>) {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  try {
+    const db = drizzleNodePg(pool, {
+      schema,
+      casing: 'snake_case',
+      logger: { logQuery: (text: string, values: unknown[]) => void statements.push({ text, values }) },
+    }) as unknown as Db;
+    const filters = { ...query, days: query.days === undefined ? undefined : Number(query.days) } as NoteFilters;
+    const limit = 10;
+    const offset = (Number(query.page ?? 1) - 1) * limit;
+    const rows = await notePage(clinicId, filters, { limit, offset }, db);
+    const pageStatements = statements.length;
+    const counted = !(rows.length < limit && (rows.length > 0 || offset === 0));
+    if (counted) await countNotes(noteFilters(clinicId, filters), query.count === 'exact' ? undefined : COUNT_LIMIT, db);
+    const total = await countNotes(noteFilters(clinicId, filters), undefined, db);
+    const explained = [];
+    for (const statement of statements.slice(0, counted ? pageStatements + 1 : pageStatements)) {
+      explained.push(await explain(database, statement.text, statement.values));
+    }
+    const pageParts = explained.slice(0, pageStatements);
+    const page: Explained = {
+      ms: pageParts.reduce((sum, part) => sum + part.ms, 0),
+      nodes: pageParts.map((part) => part.nodes).join(' ; '),
+      plan: pageParts.map((part) => part.plan).join('\n\n'),
+    };
+    const count: Explained = counted
+      ? explained.at(-1)!
+      : { ms: 0, nodes: '(not counted: the last page)', plan: '-- not counted: the page is the last one' };
+    return { page, count, total };
+  } finally {
+    await pool.end();
   }
-  if (query.name) {
-    values.push(query.name.replace(/[\\%_]/g, (char) => `\\${char}`));
-    conditions.push(`vetflow_fold("notes"."name") like '%' || vetflow_fold($${values.length}) || '%'`);
-  }
-  if (query.from) {
-    values.push(new Date(`${query.from}T00:00:00Z`));
-    conditions.push(`"notes"."created_at" >= $${values.length}`);
-  }
-  const where = conditions.join(' and ');
-  const page = await explain(
-    database,
-    `select * from "notes" where (${where}) order by "notes"."created_at" desc nulls last, "notes"."id" desc nulls last limit $${values.length + 1} offset $${values.length + 2}`,
-    [...values, 10, 0],
-  );
-  const count =
-    query.count === 'exact'
-      ? await explain(database, `select count(*) from "notes" where (${where})`, values)
-      : await explain(
-          database,
-          `select count(*) from (select 1 as "one" from "notes" where (${where}) limit $${values.length + 1}) "matching"`,
-          [...values, COUNT_LIMIT + 1],
-        );
-  const [total] = await database.query<{ count: string }>(`select count(*) from "notes" where (${where})`, values);
-  return { page, count, total: Number(total?.count ?? 0) };
 }
 
 async function explain(database: BenchDatabase, text: string, values: unknown[]): Promise<Explained> {

@@ -5,7 +5,7 @@ import { NoteSchema, TranscriptionStatusSchema } from '../store/note.schemas.ts'
 import { toNoteBody } from '../store/note-view.ts';
 import type { NoteSummaryRow } from '../store/notes.repo.ts';
 import type { ListCountCache } from './list-count-cache.ts';
-import { countNotes, noteFilters, notePage } from './note-list.repo.ts';
+import { countHour, countNotes, type NoteFilters, noteFilters, notePage } from './note-list.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -63,25 +63,65 @@ type Query = ListNotesQuery;
  * stops at `countLimit` + 1 rows unless `count=exact`: an exact count(*) over a large match (a
  * common name in a clinic with a million notes) costs hundreds of milliseconds, the page itself
  * under one (docs/notes-reads.md). A count is reused while the clinic's notes have not changed
- * (`counts`, list-count-cache.ts), except for `days`, whose matches change with the clock alone.
+ * (`counts`, list-count-cache.ts); for `days`, whose matches change with the clock alone, the part
+ * that does not (countMatching).
  */
 export async function listNotes(caller: NotesCaller, query: Query, { db, publicBaseUrl, countLimit, counts, listVersion }: ListDeps) {
-  const where = noteFilters(caller.clinicId, query);
+  // `days` as one instant, the same for the page and the count.
+  const { days, ...rest } = query;
+  const filters: NoteFilters = { ...rest, since: days === undefined ? undefined : new Date(Date.now() - days * DAY_MS) };
   const offset = (query.page - 1) * query.limit;
   // The version is read before anything is counted (alongside the page, so at no extra wait): a
   // count is then never older than the version it is stored under.
   const [rows, version] = await Promise.all([
-    notePage(where, { limit: query.limit, offset }, db),
-    query.days === undefined ? listVersion(caller.clinicId) : undefined,
+    notePage(caller.clinicId, filters, { limit: query.limit, offset }, db),
+    listVersion(caller.clinicId),
   ]);
   const seen = offset + rows.length;
   if (rows.length < query.limit && (rows.length > 0 || offset === 0)) return listed(rows, seen, true, publicBaseUrl);
   const upTo = query.count === 'exact' ? undefined : countLimit;
-  const count = () => countNotes(where, upTo, db);
-  const counted = version === undefined ? await count() : await counts.counted(countKey(caller.clinicId, query, upTo), version, count);
+  const counted = await countMatching(caller.clinicId, query, filters, upTo, version, { db, counts });
   if (upTo === undefined || counted <= upTo) return listed(rows, counted, true, publicBaseUrl);
   // At least this many; more pages than that still answer.
   return listed(rows, Math.max(upTo, seen), false, publicBaseUrl);
+}
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/**
+ * How many notes match (at most `upTo` + 1 when given), the count reused while the clinic's notes are at `version`.
+ *
+ * `days` matches change as the clock moves, with no write: its cutoff is counted from the hour it
+ * falls in (`anchor`), fixed for the hour and so reused like any count, less the matching notes
+ * between the anchor and the cutoff (at most an hour of the clinic's notes, counted every time).
+ * Capped, the count from the anchor goes as far as `upTo` + 1 + the matches of that hour, so that
+ * after the subtraction it still tells "more than `upTo`".
+ */
+async function countMatching(
+  clinicId: string,
+  query: Query,
+  filters: NoteFilters,
+  upTo: number | undefined,
+  version: number,
+  { db, counts }: Pick<ListDeps, 'db' | 'counts'>,
+): Promise<number> {
+  const key = [clinicId, query.transcription_status, query.name, query.from, query.to, query.external_id, upTo ?? 'exact'];
+  if (filters.since === undefined) {
+    return counts.counted(JSON.stringify(key), version, () => countNotes(noteFilters(clinicId, filters), upTo, db));
+  }
+  const cutoff = filters.since;
+  const anchor = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
+  const hour = await countHour(
+    noteFilters(clinicId, { ...filters, since: anchor, before: new Date(anchor.getTime() + HOUR_MS) }),
+    cutoff,
+    db,
+  );
+  const cap = upTo === undefined ? undefined : upTo + hour.hour;
+  const fromAnchor = await counts.counted(JSON.stringify([...key, 'since', anchor.toISOString(), cap ?? 'exact']), version, () =>
+    countNotes(noteFilters(clinicId, { ...filters, since: anchor }), cap, db),
+  );
+  return fromAnchor - hour.beforeCutoff;
 }
 
 interface ListDeps {
@@ -95,9 +135,4 @@ interface ListDeps {
 
 function listed(rows: NoteSummaryRow[], total: number, exact: boolean, publicBaseUrl: string) {
   return { items: rows.map((row) => toNoteBody(row, publicBaseUrl)), total, exact };
-}
-
-/** What a count depends on: the clinic, the filters and how far it counts (not the page or the limit). */
-function countKey(clinicId: string, { transcription_status, name, from, to, external_id }: Query, upTo: number | undefined): string {
-  return JSON.stringify([clinicId, transcription_status, name, from, to, external_id, upTo ?? 'exact']);
 }

@@ -12,6 +12,12 @@ export const notes = pgTable(
       .notNull()
       .references(() => clinics.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
+    /**
+     * The name as the list's `name` filter compares it (vetflow_fold: lower case, no accents), kept
+     * by Postgres: folding costs ~4 µs a row, a LIKE over the stored fold a tenth of that, and the
+     * list reads it from notes_clinic_created_idx without visiting the table (docs/notes-reads.md).
+     */
+    nameFolded: text('name_folded').generatedAlwaysAs(sql`vetflow_fold(name)`),
     gender: text('gender', { enum: ['male', 'female', 'unidentified'] })
       .notNull()
       .default('unidentified'),
@@ -82,7 +88,17 @@ export const notes = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    index('notes_clinic_created_idx').on(table.clinicId, table.createdAt.desc(), table.id.desc()),
+    // The list's order (newest first). The folded name and the status ride along so that a filtered
+    // list walks this index alone (an index-only scan), newest first, and stops at the page.
+    index('notes_clinic_created_idx').on(
+      table.clinicId,
+      table.createdAt.desc().nullsLast(),
+      table.id.desc().nullsLast(),
+      table.nameFolded,
+      table.transcriptionStatus,
+    ),
+    // A name matched by few notes: its candidates by trigram, then sorted (note-list.repo.ts).
+    index('notes_name_folded_trgm_idx').using('gin', sql`name_folded gin_trgm_ops`),
     index('notes_clinic_external_idx').on(table.clinicId, table.externalId),
     // The audio retention run: a clinic's completed notes whose recording is still kept, by completion time.
     index('notes_audio_kept_idx')
