@@ -168,6 +168,8 @@ async function main() {
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,
     AUDIO_MAX_BYTES: String(AUDIO_MAX_BYTES),
+    // For profiling the server in place (e.g. `--cpu-prof --cpu-prof-dir=...`, or `--import` of a GC logger).
+    ...(process.env.BENCH_VETFLOW_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_VETFLOW_NODE_OPTIONS } : {}),
     ...(runs('reads') ? { RATE_LIMIT_ADMINISTRATOR_PER_MINUTE: READS_RATE_LIMIT } : {}),
     // e.g. `--cpu-prof --cpu-prof-dir=<dir>`: the server's CPU profile, written when it stops.
     ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),

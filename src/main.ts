@@ -8,7 +8,7 @@ import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { demoDataWanted } from './platform/demo-data.ts';
 import { type CredentialBlock, handOverCredentials } from './platform/first-run-credentials.ts';
 import { createLogger } from './platform/logger.ts';
-import { releaseMemoryWhenIdle } from './platform/memory-release.ts';
+import { letOldGenerationGrow, releaseMemoryWhenIdle } from './platform/memory-release.ts';
 import { handleEscapedErrors } from './platform/process-errors.ts';
 import { startTracing, stopTracing } from './platform/tracing/tracing.ts';
 import { VERSION } from './platform/version.ts';
@@ -96,6 +96,7 @@ try {
   // What start-up, then each burst of load, made V8 grow goes back to the system once the server
   // is quiet again (docs/operations.md): the first check a second after start-up.
   releaseMemoryWhenIdle(app.server, { intervalMs: 1_000, quietRequests: 2, quietIntervals: 5, grownBytes: 32 * 2 ** 20 });
+  letOldGenerationGrow();
 } catch (error) {
   if (shuttingDown) {
     // closeWithGrace is closing the app and exits when done.

@@ -2,9 +2,22 @@ import type { Server } from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+type GcFunction = (options: { type: 'major' | 'minor'; execution: 'sync'; flavor?: 'last-resort' }) => void;
 
 let gc: GcFunction | undefined;
+
+/**
+ * `gc` is not on the global object without `--expose-gc`; setting the flag at run time exposes it
+ * in contexts created afterwards, so it is taken from a fresh `vm` context and never leaks into
+ * the application's own global scope.
+ */
+function exposedGc(): GcFunction {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as GcFunction;
+  }
+  return gc;
+}
 
 /**
  * One memory-reducing full GC: V8 shrinks the young generation back to 1 MiB and the old
@@ -16,17 +29,52 @@ let gc: GcFunction | undefined;
  * ~10 s to minutes after the load has stopped (docs/benchmarks.md). Unlike
  * `--max-semi-space-size`, nothing is capped: the heap grows back as the next load needs it. One
  * pause of ~30-40 ms.
- *
- * `gc` is not on the global object without `--expose-gc`; setting the flag at run time exposes it
- * in contexts created afterwards, so it is taken from a fresh `vm` context and never leaks into
- * the application's own global scope.
  */
 export function releaseMemory(): void {
-  if (!gc) {
-    v8.setFlagsFromString('--expose-gc');
-    gc = vm.runInNewContext('gc') as GcFunction;
-  }
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  exposedGc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+/** One young-generation GC (a scavenge): ~1 ms, whatever the size of the old generation. */
+export function collectYoungGeneration(): void {
+  exposedGc()({ type: 'minor', execution: 'sync' });
+}
+
+/**
+ * For code that streams bytes through short-lived Buffers (an upload's body): returns a function
+ * to call with each chunk's size, which runs a young-generation GC once `everyBytes` have passed
+ * (counted across all callers of the returned function).
+ *
+ * Why: Node's HTTP parser copies every piece of a request body into a Buffer of its own, whose
+ * memory lies outside V8's heap. V8 frees such a Buffer only in a GC, and its young-generation
+ * GCs run when JavaScript objects fill the young generation, which streaming to disk barely does.
+ * So the dead Buffers pile up until V8's external-memory limit (64 MB over what the last full GC
+ * left), and that starts a full, incremental mark of the whole heap, with a marking step on every
+ * further allocation until it ends: ~100-400 ms of CPU per 100 MB upload in a server whose live heap
+ * is ~50 MB (ROLE=all), about as much as receiving the bytes. A scavenge frees the young dead
+ * Buffers at the cost of the few live young objects, so calling one before the limit is reached
+ * keeps the full marks away (docs/benchmarks.md, uploads).
+ */
+export function collectYoungEvery(everyBytes: number, collect: () => void = collectYoungGeneration): (bytes: number) => void {
+  let passed = 0;
+  return (bytes) => {
+    passed += bytes;
+    if (passed < everyBytes) return;
+    passed = 0;
+    collect();
+  };
+}
+
+/**
+ * Lets V8's old generation grow to twice what a full GC left live before the next full GC starts,
+ * instead of V8's own factor, which it sets as low as ~1.15 after a memory-reducing GC: V8 also
+ * starts a full mark whenever the old generation's headroom is smaller than the young generation
+ * could promote (2 × up to 16-32 MiB), so with ~53 MB live (ROLE=all) and ~9 MB of headroom it
+ * marked the whole heap every 0.2-0.5 s through an upload, whatever the upload allocated
+ * (docs/benchmarks.md, uploads). Read by V8 each time it sets its limits, so it applies from the
+ * next GC on. Memory-reducing GCs still shrink the heap to what is live.
+ */
+export function letOldGenerationGrow(percent = 100): void {
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
 export interface IdleMemoryOptions {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { releaseMemoryWhenIdle } from '../../src/platform/memory-release.ts';
+import { collectYoungEvery, releaseMemoryWhenIdle } from '../../src/platform/memory-release.ts';
 
 // src/platform/memory-release.ts. The GC itself runs in a process of its own so the test runner's
 // heap plays no part: after a burst of allocation that grows V8's young generation, as start-up
@@ -30,6 +30,66 @@ describe('releasing memory', () => {
     expect(after).toBeLessThanOrEqual(4 * 2 ** 20);
     expect(gcOnGlobal).toBe('undefined');
   }, 60_000);
+});
+
+// An upload's body reaches the route as Buffers whose memory lies outside V8's heap, allocated
+// one after another and dropped at once. Without scavenges in between they start full marks of the
+// heap; with one every 32 MiB they do not (docs/benchmarks.md, uploads).
+const STREAM_PROBE = (collect: boolean) => `
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+const { collectYoungEvery, releaseMemory } = await import(${JSON.stringify(MODULE)});
+// A live heap like a server's (~25 MB), settled in the old generation before the stream starts.
+const retained = Array.from({ length: 300_000 }, (_, i) => ({ i, text: \`x\${i}\` }));
+releaseMemory();
+const counts = { major: 0, minor: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) counts.major++;
+    else counts.minor++;
+  }
+}).observe({ entryTypes: ['gc'] });
+const passed = ${collect} ? collectYoungEvery(32 * 2 ** 20) : () => {};
+let sink = 0;
+// One chunk per turn of the event loop, as a socket delivers them (V8 frees swept Buffers in between).
+for (let i = 0; i < 8192; i++) {
+  const chunk = Buffer.allocUnsafeSlow(64 * 1024);
+  chunk[0] = i;
+  sink += chunk[0];
+  passed(chunk.length);
+  await new Promise((resolve) => setImmediate(resolve));
+}
+await new Promise((resolve) => setTimeout(resolve, 50));
+console.log(JSON.stringify({ ...counts, sink, kept: retained.length }));
+`;
+
+describe('a young-generation GC every so many streamed bytes', () => {
+  async function stream(collect: boolean) {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', STREAM_PROBE(collect)], {
+      encoding: 'utf8',
+    });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as { major: number; minor: number };
+  }
+
+  it('keeps 512 MiB of short-lived Buffers from starting full GCs', async () => {
+    const without = await stream(false);
+    const withCollection = await stream(true);
+    // Without: one full GC per 64 MB of them (V8's external-memory limit). With: at most one that
+    // the heap's own growth starts, whatever the bytes.
+    expect(without.major).toBeGreaterThanOrEqual(4);
+    expect(withCollection.major).toBeLessThanOrEqual(1);
+    expect(withCollection.minor).toBeGreaterThanOrEqual(16);
+  }, 60_000);
+
+  it('collects once each time the bytes passed reach the threshold, counting across calls', () => {
+    const collections: number[] = [];
+    const passed = collectYoungEvery(100, () => collections.push(1));
+    passed(60);
+    expect(collections).toHaveLength(0);
+    passed(40);
+    expect(collections).toHaveLength(1);
+    for (let i = 0; i < 10; i++) passed(30);
+    expect(collections).toHaveLength(3);
+  });
 });
 
 describe('releasing memory when the server goes quiet', () => {
