@@ -2,9 +2,10 @@
 // "4.2"), words ("cento e oitenta"), a spoken comma ("quatro vírgula dois", "trinta e nove ponto
 // cinco"), a half ("sete e meio"), and the spoken decimal without "vírgula" that temperatures and
 // weights are said with: "trinta e nove e oito" is 39,8 °C, "doze e trezentos" is 12,300 kg. The
-// word tables are the drafting grounding's (one pt-BR number reader in the code base).
+// word tables and the digits after a spoken comma are the drafting grounding's (one pt-BR number
+// reader in the code base).
 
-import { digitValues, wordInteger } from '../../providers/drafting/grounding/numbers.ts';
+import { decimalDigits, digitValues, isDigits, wordInteger } from '../../providers/drafting/grounding/numbers.ts';
 
 export interface ReadNumber {
   value: number;
@@ -17,22 +18,6 @@ export interface ReadNumber {
  * (12 e 300 → 12.3, weights in kg), or not at all (rates: "cento e vinte e FR ..." is 120).
  */
 export type SpokenFraction = 'decimal' | 'grams' | null;
-
-const isDigits = (word: string | undefined) => word !== undefined && /^\d/.test(word);
-
-/** The digits after "vírgula": "8" → "8", "oito" → "8", "zero cinco" → "05", "vinte e cinco" → "25". */
-function decimalDigits(words: string[], at: number): { digits: string; end: number } | null {
-  if (words[at] !== undefined && /^\d+$/.test(words[at]!)) return { digits: words[at]!, end: at + 1 };
-  let digits = '';
-  let end = at;
-  while (words[end] === 'zero') {
-    digits += '0';
-    end++;
-  }
-  const rest = wordInteger(words, end);
-  if (rest) return { digits: digits + String(rest.value), end: rest.end };
-  return digits ? { digits, end } : null;
-}
 
 export function readNumber(words: string[], at: number, fraction: SpokenFraction = null): ReadNumber | null {
   const word = words[at];

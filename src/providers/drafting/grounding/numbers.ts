@@ -104,10 +104,10 @@ export function digitValues(text: string): number[] {
   return [Number(text)];
 }
 
-const isDigits = (word: string | undefined) => word !== undefined && /^\d/.test(word);
+export const isDigits = (word: string | undefined) => word !== undefined && /^\d/.test(word);
 
 /** The decimal digits after "vírgula": "quatro" → "4", "vinte e cinco" → "25", "zero cinco" → "05". */
-function decimalDigits(words: string[], at: number): { digits: string; end: number } | null {
+export function decimalDigits(words: string[], at: number): { digits: string; end: number } | null {
   if (isDigits(words[at]) && /^\d+$/.test(words[at]!)) return { digits: words[at]!, end: at + 1 };
   let digits = '';
   let end = at;
