@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { countNotes, type NoteFilters, noteFilters, notePage } from '../src/notes/reads/note-list.repo.ts';
+import { listFilters } from '../src/notes/reads/list-notes.ts';
+import { countNotes, noteFilters, notePage } from '../src/notes/reads/note-list.repo.ts';
 import type { Db } from '../src/platform/db/client.ts';
 import { drizzleNodePg } from '../src/platform/db/drizzle.ts';
 import * as schema from '../src/platform/db/schema/index.ts';
@@ -572,7 +573,7 @@ export async function explainList(database: BenchDatabase, clinicId: string, que
       casing: 'snake_case',
       logger: { logQuery: (text: string, values: unknown[]) => void statements.push({ text, values }) },
     }) as unknown as Db;
-    const filters = { ...query, days: query.days === undefined ? undefined : Number(query.days) } as NoteFilters;
+    const filters = listFilters({ ...query, days: query.days === undefined ? undefined : Number(query.days) });
     const limit = 10;
     const offset = (Number(query.page ?? 1) - 1) * limit;
     const rows = await notePage(clinicId, filters, { limit, offset }, db);

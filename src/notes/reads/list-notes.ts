@@ -67,9 +67,7 @@ type Query = ListNotesQuery;
  * that does not (countMatching).
  */
 export async function listNotes(caller: NotesCaller, query: Query, { db, publicBaseUrl, countLimit, counts, listVersion }: ListDeps) {
-  // `days` as one instant, the same for the page and the count.
-  const { days, ...rest } = query;
-  const filters: NoteFilters = { ...rest, since: days === undefined ? undefined : new Date(Date.now() - days * DAY_MS) };
+  const filters = listFilters(query);
   const offset = (query.page - 1) * query.limit;
   // The version is read before anything is counted (alongside the page, so at no extra wait): a
   // count is then never older than the version it is stored under.
@@ -88,6 +86,11 @@ export async function listNotes(caller: NotesCaller, query: Query, { db, publicB
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+
+/** The query's filters, `days` fixed as one instant: the same for the page and the count. */
+export function listFilters({ days, ...rest }: Omit<NoteFilters, 'since' | 'before'> & { days?: number }): NoteFilters {
+  return { ...rest, since: days === undefined ? undefined : new Date(Date.now() - days * DAY_MS) };
+}
 
 /**
  * How many notes match (at most `upTo` + 1 when given), the count reused while the clinic's notes are at `version`.

@@ -10,7 +10,6 @@ export interface NoteFilters {
   name?: string;
   from?: string;
   to?: string;
-  days?: number;
   external_id?: string;
   /** Created at or after this instant (what `days` means, fixed once per request by the caller). */
   since?: Date;
@@ -32,7 +31,6 @@ function scopeConditions(clinicId: string, filters: NoteFilters): SQL[] {
   if (filters.external_id) conditions.push(eq(notes.externalId, filters.external_id));
   if (filters.from) conditions.push(gte(notes.createdAt, new Date(`${filters.from}T00:00:00Z`)));
   if (filters.to) conditions.push(lt(notes.createdAt, new Date(Date.parse(`${filters.to}T00:00:00Z`) + 86_400_000)));
-  if (filters.days) conditions.push(gte(notes.createdAt, new Date(Date.now() - filters.days * 86_400_000)));
   if (filters.since) conditions.push(gte(notes.createdAt, filters.since));
   if (filters.before) conditions.push(lt(notes.createdAt, filters.before));
   return conditions;
