@@ -65,6 +65,13 @@ export function collectYoungEvery(everyBytes: number, collect: () => void = coll
 }
 
 /**
+ * The process's one count of streamed request body bytes (uploads, live parts), each parser
+ * calling it with every chunk: half of V8's 64 MB external-memory allowance between scavenges, and
+ * one counter for every body of the process, so eight at once do not scavenge eight times as often.
+ */
+export const requestBodyBytesPassed = collectYoungEvery(32 * 1024 * 1024);
+
+/**
  * Lets V8's old generation grow to twice what a full GC left live before the next full GC starts,
  * instead of V8's own factor, which it sets as low as ~1.15 after a memory-reducing GC: V8 also
  * starts a full mark whenever the old generation's headroom is smaller than the young generation

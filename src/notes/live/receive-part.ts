@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import { requestBodyBytesPassed } from '../../platform/memory-release.ts';
 
 /** A part's bytes as received: in a local temporary file (flushed to disk), hashed and counted. */
 export interface ReceivedPart {
@@ -43,6 +44,8 @@ export function partParser(tmpDir: string, maxBytes: number) {
           for await (const chunk of source) {
             bytes += chunk.length;
             if (bytes > maxBytes) throw partTooLarge(bytes, maxBytes);
+            // As an upload's: the dead chunks are freed before they start a full mark (memory-release.ts).
+            requestBodyBytesPassed(chunk.length);
             hash.update(chunk);
             if (headLength < HEAD_BYTES) {
               head.push(chunk.subarray(0, HEAD_BYTES - headLength));

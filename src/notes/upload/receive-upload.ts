@@ -7,7 +7,7 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
-import { collectYoungEvery } from '../../platform/memory-release.ts';
+import { requestBodyBytesPassed } from '../../platform/memory-release.ts';
 
 export interface ReceivedAudio {
   /** Local temporary file holding the bytes; the caller moves or deletes it. */
@@ -27,10 +27,6 @@ export interface ReceivedUpload {
 const HEAD_BYTES = 64;
 const FIELD_BYTES = 256 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
-// Half of V8's 64 MB external-memory allowance: the body's dead chunks are freed by a scavenge
-// before they can start a full mark of the heap (memory-release.ts). One counter for every upload
-// of the process, so eight at once do not scavenge eight times as often.
-const uploadBytesPassed = collectYoungEvery(32 * 1024 * 1024);
 
 /**
  * Reads a multipart upload part by part, streaming the `audio` file to a temporary file while
@@ -84,7 +80,8 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
       // go to disk in one writev (docs/benchmarks.md, uploads).
       part.file.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
-        uploadBytesPassed(chunk.length);
+        // The body's dead chunks are freed by a scavenge before they can start a full mark of the heap.
+        requestBodyBytesPassed(chunk.length);
         hash.update(chunk);
         if (headLength < HEAD_BYTES) {
           chunks.push(chunk.subarray(0, HEAD_BYTES - headLength));
