@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_TEST_ENV } from '../helpers/crm.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { type CommandResult, ROOT, type RunningServer, runCli, startServer } from '../helpers/processes.ts';
+import { type CommandResult, type RunningServer, runCli, runNode, startServer } from '../helpers/processes.ts';
 import { toneFile } from '../providers/tone-audio.ts';
 
 // The quickstarts in examples/ are run as a reader would run them: `node examples/<name>.mjs`, a
@@ -44,22 +43,7 @@ afterAll(async () => {
 
 /** `node examples/<script> ...args` with only the given environment (and PATH). */
 function runExample(script: string, args: string[], scriptEnv: Record<string, string>): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join('examples', script), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...scriptEnv },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode([path.join('examples', script), ...args], { PATH: process.env.PATH ?? '', ...scriptEnv });
 }
 
 /** The lines a step printed (`step: text`), without the prefix. */

@@ -12,8 +12,13 @@ export interface CommandResult {
 
 /** Runs the operator CLI as an operator would (`npm run cli -- ...args`): `node src/cli/vetflow.mjs ...args`. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return runNode(['src/cli/vetflow.mjs', ...args], cleanEnv(env));
+}
+
+/** `node ...args` from the repository's root with exactly `env`, its output collected. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/cli/vetflow.mjs', ...args], { cwd: ROOT, env: cleanEnv(env) });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -92,6 +92,8 @@ export async function clearPartTranscripts(noteId: string, db: Db): Promise<void
   await db.update(noteParts).set({ transcript: null, overlapSeconds: null, transcribingUntil: null }).where(eq(noteParts.noteId, noteId));
 }
 
+const leaseEnd = (seconds: number) => sql`now() + make_interval(secs => ${seconds})`;
+
 /**
  * Takes the part's transcription lease for `seconds`: true when no transcript is held and no other
  * worker's lease still runs (one worker at a time sends a part to the speech-to-text server).
@@ -99,7 +101,7 @@ export async function clearPartTranscripts(noteId: string, db: Db): Promise<void
 export async function leasePart(noteId: string, part: number, seconds: number, db: Db): Promise<boolean> {
   const rows = await db
     .update(noteParts)
-    .set({ transcribingUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .set({ transcribingUntil: leaseEnd(seconds) })
     .where(
       and(
         eq(noteParts.noteId, noteId),
@@ -116,7 +118,7 @@ export async function leasePart(noteId: string, part: number, seconds: number, d
 export async function renewPartLease(noteId: string, part: number, seconds: number, db: Db): Promise<void> {
   await db
     .update(noteParts)
-    .set({ transcribingUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .set({ transcribingUntil: leaseEnd(seconds) })
     .where(and(eq(noteParts.noteId, noteId), eq(noteParts.part, part), isNotNull(noteParts.transcribingUntil)));
 }
 

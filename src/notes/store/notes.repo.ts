@@ -241,13 +241,15 @@ export interface RenderedNote {
   body: string;
 }
 
+const renderedColumns = { clinicId: noteRenders.clinicId, body: noteRenders.body };
+
 /**
  * The single-note read, the hot path: one prepared primary-key lookup of the rendered note. Plain
  * SQL, so the driver's row comes back as it is (no column mapping).
  */
 export function prepareRenderedNote(db: Db) {
   const statement = db
-    .select({ clinicId: noteRenders.clinicId, body: noteRenders.body })
+    .select(renderedColumns)
     .from(noteRenders)
     .where(eq(noteRenders.noteId, sql.placeholder('id')))
     .prepare('rendered_note');
@@ -256,10 +258,7 @@ export function prepareRenderedNote(db: Db) {
 
 /** The rendered note inside a transaction that changed it (the triggers rendered it at the end of each statement). */
 export async function renderedNote(id: string, tx: Db): Promise<RenderedNote | undefined> {
-  const [row] = await tx
-    .select({ clinicId: noteRenders.clinicId, body: noteRenders.body })
-    .from(noteRenders)
-    .where(eq(noteRenders.noteId, id));
+  const [row] = await tx.select(renderedColumns).from(noteRenders).where(eq(noteRenders.noteId, id));
   return row;
 }
 
