@@ -150,6 +150,10 @@ const variables = z.object({
   AUDIO_MAX_SECONDS: int(3600, 1),
   // A live note with no new part for this long is completed with the parts it has (docs/notes-live.md).
   LIVE_CAPTURE_IDLE_SECONDS: int(7200, 1, 7 * 86_400),
+  // A live part (with the overlap before it) longer than this goes to the speech-to-text server as
+  // parallel requests of about this length, so the last part costs about a second at the end of the
+  // visit; 0 = each part in one request (least billed audio). docs/notes-live.md#when-audio-is-sent
+  LIVE_PART_REQUEST_SECONDS: int(20, 0, 600),
   // Retries accepted per failed note: each runs speech-to-text and drafting again (and is charged
   // to the clinic's quota), so a client looping on retry cannot make one note cost without end.
   NOTE_MAX_RETRIES: int(3, 0, 100),
@@ -209,6 +213,13 @@ const schema = variables
       ctx.addIssue({
         code: 'custom',
         path: ['TRANSCRIPTION_MAX_REQUEST_SECONDS'],
+        message: 'must be 0 or at least 4 × TRANSCRIPTION_CHUNK_OVERLAP_SECONDS',
+      });
+    }
+    if (env.LIVE_PART_REQUEST_SECONDS > 0 && env.LIVE_PART_REQUEST_SECONDS < 4 * env.TRANSCRIPTION_CHUNK_OVERLAP_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LIVE_PART_REQUEST_SECONDS'],
         message: 'must be 0 or at least 4 × TRANSCRIPTION_CHUNK_OVERLAP_SECONDS',
       });
     }

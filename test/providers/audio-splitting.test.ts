@@ -110,6 +110,31 @@ describe('cutting audio into chunks without re-encoding', () => {
     await expectChunksHoldTheirSeconds(copy, 'wav', SECONDS);
   }, 120_000);
 
+  it('cuts an m4a segment of a longer encoding from its own start, not from where its edit list says it was', async () => {
+    // ffmpeg's segment muxer (stream copy) writes an edit list placing segment 2 at 100.48 s.
+    const segments = path.join(dir, 'segments');
+    await run('mkdir', ['-p', segments]);
+    await run('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', '-i', await toneFile('m4a', SECONDS), '-c', 'copy'],
+      ...['-f', 'segment', '-segment_format', 'ipod', '-segment_times', '100.5', path.join(segments, 'part%d.m4a')],
+    ]);
+    const source = path.join(segments, 'part1.m4a');
+    const splitter = await openSplitter(source, 'm4a');
+    try {
+      const out = path.join(dir, 'segment-head.m4a');
+      const written = await splitter.cut(0, 30, out);
+      expect(written.offsetSeconds).toBe(0);
+      expect(written.durationSeconds).toBeGreaterThan(29.9);
+      const { heard } = await hearSeconds(out);
+      expect(heard.map((word) => word.second)).toEqual(Array.from({ length: 29 }, (_, k) => 101 + k));
+      const tail = await splitter.cut(150, Number.POSITIVE_INFINITY, path.join(dir, 'segment-tail.m4a'));
+      expect(tail.offsetSeconds).toBeGreaterThan(149.8);
+      expect(tail.offsetSeconds).toBeLessThanOrEqual(150);
+    } finally {
+      splitter.close();
+    }
+  }, 120_000);
+
   it('refuses a file that is not the format it claims', async () => {
     const text = path.join(dir, 'text.mp3');
     appendFileSync(text, 'not audio at all, just words in a file '.repeat(100));

@@ -32,6 +32,7 @@ function partTranscription({ config, db, storage, transcriber }: LiveDeps): Part
     tempRoot: path.resolve(config.DATA_DIR, 'tmp', 'live'),
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
     leaseSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+    pieceSeconds: config.LIVE_PART_REQUEST_SECONDS,
   };
 }
 

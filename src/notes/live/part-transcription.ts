@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
+import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
@@ -25,8 +26,8 @@ import {
   type TranscriptionProvider,
   type TranscriptSegment,
 } from '../../providers/transcription/port.ts';
-import { transcribeWithRetries } from '../processing/chunked-transcription.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
+import { transcribePartAudio } from './part-requests.ts';
 import {
   leasePart,
   type PartRow,
@@ -48,6 +49,8 @@ export interface PartTranscriptionDeps {
   retryDelaySeconds: number;
   /** How long a worker's hold on a part lasts unless renewed (TRANSCRIPTION_HEARTBEAT_SECONDS). */
   leaseSeconds: number;
+  /** LIVE_PART_REQUEST_SECONDS (part-requests.ts). */
+  pieceSeconds: number;
 }
 
 /** How often the note's job looks whether a part another worker is sending has its transcript. */
@@ -151,8 +154,8 @@ export async function transcribePart(
         logger.info({ noteId: note.id, part: part.part, reason: (error as Error).message }, 'part sent without overlap');
       }
     }
-    const transcript = await transcribeWithRetries(
-      deps,
+    const transcript = await transcribePartAudio(
+      { ...deps, limits: deps.limits! },
       {
         openAudio: () => createReadStream(file),
         audioFile: file,
@@ -164,6 +167,7 @@ export async function transcribePart(
         sha256: part.sha256,
         sandbox: { patientName: note.name },
       },
+      dir,
       signal,
       logger,
       { noteId: note.id, part: part.part },
@@ -215,27 +219,19 @@ export async function transcribeLiveNote(
   }
   const missing = parts.filter((part) => !part.transcript);
   logger.info({ noteId: note.id, parts: parts.length, missing: missing.length }, 'transcribing live note');
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
-  let failure: unknown;
-  const queue = [...missing];
-  const worker = async () => {
-    for (let part = queue.shift(); part && !both.aborted; part = queue.shift()) {
+  await eachAtMost(
+    missing,
+    deps.limits.concurrency,
+    signal,
+    async (part, both) => {
       const index = parts.indexOf(part);
       const previous = index > 0 && parts[index - 1]!.part === part.part - 1 ? parts[index - 1] : undefined;
-      try {
-        const held = await partTranscript(deps, note, part, previous, both, logger);
-        part.transcript = held.transcript;
-        part.overlapSeconds = held.overlapSeconds;
-      } catch (error) {
-        failure ??= describePartFailure(error, part, starts[index]!);
-        stop.abort();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(deps.limits.concurrency, missing.length) }, worker));
-  if (failure) throw failure;
-  signal.throwIfAborted();
+      const held = await partTranscript(deps, note, part, previous, both, logger);
+      part.transcript = held.transcript;
+      part.overlapSeconds = held.overlapSeconds;
+    },
+    (error, part) => describePartFailure(error, part, starts[parts.indexOf(part)]!),
+  );
   return {
     ...stitchParts(parts, starts),
     durationSeconds: note.audioDurationSeconds,

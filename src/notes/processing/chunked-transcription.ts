@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../platform/db/client.ts';
+import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { transcriptionChunks } from '../../platform/metrics/notes.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
@@ -57,7 +58,7 @@ export async function transcribeNoteAudio(
     sha256: note.audioSha256,
     sandbox: { patientName: note.name },
   };
-  const plan = deps.limits ? chunkPlan(note, deps.limits) : null;
+  const plan = deps.limits ? planWithinLimits(note.audioDurationSeconds, note.audioBytes, deps.limits) : null;
   transcriptionChunks.observe(plan?.length ?? 1);
   if (!plan || plan.length === 1) return deps.transcriber.transcribe(input, signal);
 
@@ -77,7 +78,7 @@ export async function transcribeNoteAudio(
         throw unreadable(error);
       });
       try {
-        await runChunks(deps, { input, plan, missing, dir, splitter, done, noteId: note.id }, signal, logger);
+        await runChunks(deps, { input, plan, missing, dir, splitter, done, noteId: note.id, where: { noteId: note.id } }, signal, logger);
       } finally {
         splitter.close();
       }
@@ -95,9 +96,10 @@ export async function transcribeNoteAudio(
   }
 }
 
-function chunkPlan(note: NoteRow, limits: RequestLimits): ChunkRange[] {
+/** planChunks, its refusal as the provider error a note fails with. */
+export function planWithinLimits(durationSeconds: number, sizeBytes: number, limits: RequestLimits): ChunkRange[] {
   try {
-    return planChunks(note.audioDurationSeconds, note.audioBytes, limits);
+    return planChunks(durationSeconds, sizeBytes, limits);
   } catch (error) {
     // Only a byte limit far below any real server's gets here; retrying cannot help.
     throw new ProviderError(
@@ -110,12 +112,18 @@ function chunkPlan(note: NoteRow, limits: RequestLimits): ChunkRange[] {
   }
 }
 
-interface ChunkRun {
+/** One audio file being cut into the chunks of `plan`, each cut into `dir` just before it is sent. */
+export interface CutAudio {
   input: TranscriptionInput;
   plan: ChunkRange[];
-  missing: ChunkRange[];
   dir: string;
   splitter: AudioSplitter;
+  /** Said in the log line of each retry, with the chunk's index. */
+  where: Record<string, unknown>;
+}
+
+interface ChunkRun extends CutAudio {
+  missing: ChunkRange[];
   done: Map<number, ChunkTranscript>;
   noteId: string;
 }
@@ -126,32 +134,24 @@ async function runChunks(
   signal: AbortSignal,
   logger: Pick<Logger, 'info' | 'warn'>,
 ): Promise<void> {
-  const limits = deps.limits!;
   // The first chunk that fails for good stops the others; what they already received is kept.
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
-  let failure: unknown;
-  const queue = [...run.missing];
-  const worker = async () => {
-    for (let chunk = queue.shift(); chunk && !both.aborted; chunk = queue.shift()) {
-      try {
-        const transcript = await transcribeChunk(deps, run, chunk, both, logger);
-        await saveChunkTranscript(run.noteId, chunk.index, transcript, deps.db);
-        run.done.set(chunk.index, transcript);
-      } catch (error) {
-        failure ??= describeChunkFailure(error, chunk, run.plan.length);
-        stop.abort();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limits.concurrency, run.missing.length) }, worker));
-  if (failure) throw failure;
-  signal.throwIfAborted();
+  await eachAtMost(
+    run.missing,
+    deps.limits!.concurrency,
+    signal,
+    async (chunk, both) => {
+      const transcript = await transcribeCut(deps, run, chunk, both, logger);
+      await saveChunkTranscript(run.noteId, chunk.index, transcript, deps.db);
+      run.done.set(chunk.index, transcript);
+    },
+    (error, chunk) => describeChunkFailure(error, chunk, run.plan.length),
+  );
 }
 
-async function transcribeChunk(
-  deps: ChunkedTranscriptionDeps,
-  run: ChunkRun,
+/** Cuts `chunk` out of the audio and sends it (with retries): its transcript, times relative to the chunk. */
+export async function transcribeCut(
+  deps: Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds' | 'limits'>,
+  run: CutAudio,
   chunk: ChunkRange,
   signal: AbortSignal,
   logger: Pick<Logger, 'warn'>,
@@ -176,7 +176,7 @@ async function transcribeChunk(
       sizeBytes: size,
       durationSeconds: written.durationSeconds,
     };
-    const transcript = await transcribeWithRetries(deps, input, signal, logger, { noteId: run.noteId, chunk: chunk.index });
+    const transcript = await transcribeWithRetries(deps, input, signal, logger, { ...run.where, chunk: chunk.index });
     return {
       offsetSeconds: written.offsetSeconds,
       text: transcript.text,
@@ -217,7 +217,7 @@ function describeChunkFailure(error: unknown, chunk: ChunkRange, count: number):
   return new ProviderError(error.code, `${where}: ${error.message}`, { retryable: error.retryable, cause: error });
 }
 
-function unreadable(error: unknown): ProviderError {
+export function unreadable(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
   const message = error instanceof AudioSplitError ? error.message : `the audio could not be split: ${(error as Error).message}`;
   return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${message}`, { retryable: false, cause: error });

@@ -103,7 +103,13 @@ export async function openMp4Splitter(sourcePath: string): Promise<AudioSplitter
   }
   const samples = table;
   const buffer = Buffer.allocUnsafe(IO_BUFFER_BYTES);
-  const seconds = (time: number) => time / samples.timescale + samples.shiftSeconds;
+  // Time 0 is the first sample's, an edit list that places it later aside: a segment cut from a
+  // longer encoding may say it starts at 8:00 (where it was), but its audio starts at 0 here, as
+  // its duration and its transcript's times do. An edit that starts it earlier (a priming packet,
+  // < 0) is kept: chunk 0 starts with that packet.
+  const origin = Math.max(0, samples.times[0]! / samples.timescale + samples.shiftSeconds);
+  const seconds = (time: number) => time / samples.timescale + samples.shiftSeconds - origin;
+  const sampleAtSecond = (at: number) => sampleAt(samples, at + origin);
 
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
     // From the sample playing at `start` (the very first, a priming one, from 0) to the one playing at `end`.
@@ -113,8 +119,8 @@ export async function openMp4Splitter(sourcePath: string): Promise<AudioSplitter
         `the m4a audio has no samples at ${start} s (its samples end at ${seconds(samples.times[samples.sizes.length]!).toFixed(1)} s)`,
       );
     }
-    const first = start <= 0 ? 0 : sampleAt(samples, start);
-    const stop = Number.isFinite(end) ? sampleAt(samples, end) + 1 : samples.sizes.length;
+    const first = start <= 0 ? 0 : sampleAtSecond(start);
+    const stop = Number.isFinite(end) ? sampleAtSecond(end) + 1 : samples.sizes.length;
     let bytes = 0;
     for (let i = first; i < stop; i++) bytes += samples.sizes[i]!;
     const moovLength = chunkMoov(samples, first, stop, 0).length;

@@ -70,13 +70,17 @@ async function openMediabunnySplitter(sourcePath: string): Promise<AudioSplitter
   const decoderConfig = await audio.getDecoderConfig();
   const sink = new EncodedPacketSink(audio);
 
+  // Time 0 is the first packet's when an edit list places it later (a segment of a longer
+  // encoding), as in mp4.ts; a priming packet (< 0) stays before 0.
+  const origin = Math.max(0, (await sink.getFirstPacket())?.timestamp ?? 0);
+
   async function cut(start: number, end: number, outPath: string): Promise<WrittenChunk> {
     // From the very first packet at the start (an AAC priming packet has a negative time) and to
     // the very last at the end (a container's duration can be an estimate a little short).
-    const first = start <= 0 ? await sink.getFirstPacket() : ((await sink.getPacket(start)) ?? (await sink.getFirstPacket()));
+    const first = start <= 0 ? await sink.getFirstPacket() : ((await sink.getPacket(start + origin)) ?? (await sink.getFirstPacket()));
     if (!first) throw new AudioSplitError('the audio has no packets');
     // The packet playing at `end` is included, so the chunk covers at least [start, end).
-    const last = Number.isFinite(end) ? await sink.getPacket(end) : null;
+    const last = Number.isFinite(end) ? await sink.getPacket(end + origin) : null;
     const stop = last ? await sink.getNextPacket(last) : null;
     const output = new Output({ format: new Mp4OutputFormat(), target: new FilePathTarget(outPath, { chunkSize: WRITE_CHUNK_BYTES }) });
     const source = new EncodedAudioPacketSource(codec!);
@@ -91,7 +95,7 @@ async function openMediabunnySplitter(sourcePath: string): Promise<AudioSplitter
         lastEnd = packet.timestamp + packet.duration;
       }
       await output.finalize();
-      return { offsetSeconds: first.timestamp, durationSeconds: lastEnd - first.timestamp };
+      return { offsetSeconds: first.timestamp - origin, durationSeconds: lastEnd - first.timestamp };
     } catch (error) {
       await output.cancel();
       throw error;
