@@ -147,6 +147,9 @@ describe('PUT contacts: invalid data is a 400', () => {
     ['unknown field', { phone: '11 97777-0004', name: 'X', pets: [] }, 'INVALID_REQUEST'],
     ['invalid phone', { phone: '123', name: 'X' }, 'INVALID_PHONE'],
     ['letters as phone', { phone: 'abc', name: 'X' }, 'INVALID_PHONE'],
+    // Nine digits without the area code: the right length for some country, not a Brazilian number.
+    ['mobile without area code', { phone: '98765-4321', name: 'X' }, 'INVALID_PHONE'],
+    ['landline without area code', { phone: '3456-7890', name: 'X' }, 'INVALID_PHONE'],
     ['too long name', { phone: '11 97777-0005', name: 'x'.repeat(201) }, 'INVALID_REQUEST'],
     ['too long external_id', { external_id: 'x'.repeat(101), phone: '11 97777-0006', name: 'X' }, 'INVALID_REQUEST'],
     ['bad email', { phone: '11 97777-0007', name: 'X', email: 'not-an-email' }, 'INVALID_REQUEST'],

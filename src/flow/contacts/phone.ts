@@ -1,11 +1,13 @@
 import { createRequire } from 'node:module';
-import type * as libphonenumber from 'libphonenumber-js';
+import type * as libphonenumber from 'libphonenumber-js/max';
 
 // Loaded on the first phone normalised, not at start-up: 110 modules and their metadata (~2 MB of
 // heap) that a process serving only the Notes API need not hold (docs/benchmarks.md, idle memory).
+// The `max` metadata: the default one checks only a number's length, so a mobile typed without its
+// area code (98765-4321) passed as +55 98 7654-321, a number that cannot exist.
 let parser: typeof libphonenumber.parsePhoneNumberFromString | undefined;
 function parsePhoneNumberFromString(...args: Parameters<typeof libphonenumber.parsePhoneNumberFromString>) {
-  parser ??= (createRequire(import.meta.url)('libphonenumber-js') as typeof libphonenumber).parsePhoneNumberFromString;
+  parser ??= (createRequire(import.meta.url)('libphonenumber-js/max') as typeof libphonenumber).parsePhoneNumberFromString;
   return parser(...args);
 }
 
