@@ -20,8 +20,12 @@ async function keptAndExpected() {
   const expected = await rows<{ entry: string }>(sql`
     select concat_ws('|', clinic_id, word, created_at, id, name_folded, transcription_status) as entry
     from notes, unnest(array(select distinct w from unnest(string_to_array(name_folded, ' ')) as w where w <> '')) as word order by 1`);
-  const dictionary = await rows<{ entry: string }>(sql`select concat_ws('|', clinic_id, word) as entry from note_name_dictionary order by 1`);
-  const words = await rows<{ entry: string }>(sql`select distinct concat_ws('|', clinic_id, word) as entry from note_name_words order by 1`);
+  const dictionary = await rows<{ entry: string }>(
+    sql`select concat_ws('|', clinic_id, word) as entry from note_name_dictionary order by 1`,
+  );
+  const words = await rows<{ entry: string }>(
+    sql`select distinct concat_ws('|', clinic_id, word) as entry from note_name_words order by 1`,
+  );
   return { kept, expected, dictionary, words };
 }
 
