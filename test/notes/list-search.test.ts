@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { MOST_WALKED_WORDS } from '../../src/notes/reads/name-words.repo.ts';
 import { NAME_WALK } from '../../src/notes/reads/note-list.repo.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 
-// GET /notes with a name: the page comes from a bounded walk of the list's index, a second longer
-// walk, or the trigram index for the notes older than the walk (note-list.repo.ts notePage). Each
-// must give exactly what one `order by created_at desc, id desc` over every matching note gives.
+// GET /notes with a name: the page comes from the walk of one search word's dictionary words
+// (name-words.repo.ts: one word, or several merged), or — for a search word that more than
+// MOST_WALKED_WORDS words of the clinic contain — from a bounded walk of the list's index, a second
+// longer walk, or the trigram index for the notes older than the walk (note-list.repo.ts notePage).
+// Each must give exactly what one `order by created_at desc, id desc` over every matching note gives.
 // No workers: nothing writes notes but the test.
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database);
@@ -22,6 +25,8 @@ const NOTES = NAME_WALK.first + NAME_WALK.most + 2_000;
 // - a tie group near the end "Xavier Quaresma" (none in either walk: the trigram index);
 // - every 400th "Rui Sparse" up to the 6,000th, then a group near the end (the first walk, the
 //   second, then the trigram index for the rest);
+// - every 50th "Bz<n> Ana Silva Silva", n one of MOST_WALKED_WORDS + 6 words (a search for `z`
+//   is more words than a walk takes: the list's index, as `rui sparse` would be without words);
 // - the rest "Filler Costa"; one in 7 pending.
 await run.execute(sql`
   insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds, transcription_status, created_at)
@@ -29,6 +34,7 @@ await run.execute(sql`
          case when i % 400 = 7 then 'Maria Conceição Silva'
               when i between ${NOTES - 120} and ${NOTES - 105} then 'Xavier Quaresma'
               when (i % 400 = 9 and i < 6000) or i between ${NOTES - 100} and ${NOTES - 90} then 'Rui Sparse'
+              when i % 50 = 1 then 'Bz' || (i / 50) % ${MOST_WALKED_WORDS + 6} || ' Ana Silva Silva'
               when i % 3 = 0 then 'João Galvão'
               else 'Filler Costa' end,
          'k', 'mp3', 1, 'x', 1,
@@ -95,6 +101,21 @@ describe('GET /notes?name=', () => {
     { name: 'maria', from: '2026-10-20', to: '2026-10-25', limit: 10, page: 1 },
     // LIKE's wildcards are literal.
     { name: 'x_vier', limit: 10, page: 1 },
+    { name: 'silva_', limit: 10, page: 1 },
+    // Several dictionary words merged (`ao`: joao, galvao, conceicao; `a`: most of them), deep pages.
+    { name: 'ao', limit: 10, page: 40 },
+    { name: 'a', limit: 100, page: 30 },
+    { name: 'ao galv', limit: 10, page: 3 },
+    { name: 'ao', status: 'pending', from: '2026-10-20', limit: 10, page: 2 },
+    // A middle word is a whole word; a word twice in a name is one entry.
+    { name: 'ana silva silva', limit: 10, page: 2 },
+    { name: 'a silva s', limit: 10, page: 1 },
+    { name: 'silva silva', limit: 10, page: 4 },
+    { name: 'maria conceição silva', status: 'completed', to: '2026-10-25', limit: 10, page: 2 },
+    // More words than a walk takes (`z`, `bz`): the list's index.
+    { name: 'z', limit: 10, page: 1 },
+    { name: 'bz', limit: 10, page: 3 },
+    { name: 'z ana', limit: 10, page: 2 },
   ])(
     '$name (limit $limit, page $page, status $status, from $from, to $to): the same notes in the same order as sorting every match',
     async (query) => {

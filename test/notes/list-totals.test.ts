@@ -29,14 +29,24 @@ const insertNotes = (clinicId: string, names: string[], daysAgo = 0) =>
 /**
  * Notes written with the triggers off (`session_replication_role = replica`), so the clinic's
  * version does not change: a list that does not show them reused a count, one that does counted.
+ * Their names' words are written as the trigger would (note-name-words.sql), or a name search
+ * could not find them at all.
  */
 const insertUnseen = (clinicId: string, names: string[], daysAgo = 0) =>
   run.transaction(async (tx) => {
     await tx.execute(sql`set local session_replication_role = replica`);
     await tx.execute(sql`
-      insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds, created_at)
-      select ${clinicId}, name, 'k', 'mp3', 1, 'x', 1, now() - ${daysAgo} * interval '1 day'
-      from unnest(${`{${names.join(',')}}`}::text[]) as name`);
+      with inserted as (
+        insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds, created_at)
+        select ${clinicId}, name, 'k', 'mp3', 1, 'x', 1, now() - ${daysAgo} * interval '1 day'
+        from unnest(${`{${names.join(',')}}`}::text[]) as name
+        returning clinic_id, created_at, id, name_folded, transcription_status
+      ), words as (
+        insert into note_name_words (clinic_id, word, created_at, note_id, name_folded, transcription_status)
+        select clinic_id, word, created_at, id, name_folded, transcription_status from inserted, unnest(vetflow_name_words(name_folded)) as word
+        returning clinic_id, word
+      )
+      insert into note_name_dictionary (clinic_id, word) select distinct clinic_id, word from words on conflict do nothing`);
   });
 
 describe('GET /notes total', () => {

@@ -51,6 +51,8 @@ function canaries(tag: string) {
     amendment: `Emenda ${tag} turquesa`,
     amendReason: `Correcao ${tag} ocre`,
     chunk: `Trecho ${tag} cinzento`,
+    // The name's words as a name search keeps them (note_name_words, note_name_dictionary): folded.
+    nameWord: tag.toLowerCase(),
   };
 }
 type Canaries = ReturnType<typeof canaries>;

@@ -5,7 +5,7 @@ import { NoteSchema, TranscriptionStatusSchema } from '../store/note.schemas.ts'
 import { toNoteBody } from '../store/note-view.ts';
 import type { NoteSummaryRow } from '../store/notes.repo.ts';
 import type { ListCountCache } from './list-count-cache.ts';
-import { countHour, countNotes, type NoteFilters, noteFilters, notePage } from './note-list.repo.ts';
+import { countHour, countMatchingNotes, type NoteFilters, noteFilters, notePage } from './note-list.repo.ts';
 
 export const ListNotesQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -111,7 +111,7 @@ async function countMatching(
 ): Promise<number> {
   const key = [clinicId, query.transcription_status, query.name, query.from, query.to, query.external_id, upTo ?? 'exact'];
   if (filters.since === undefined) {
-    return counts.counted(JSON.stringify(key), version, () => countNotes(noteFilters(clinicId, filters), upTo, db));
+    return counts.counted(JSON.stringify(key), version, () => countMatchingNotes(clinicId, filters, upTo, db));
   }
   const cutoff = filters.since;
   const anchor = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
@@ -122,7 +122,7 @@ async function countMatching(
   );
   const cap = upTo === undefined ? undefined : upTo + hour.hour;
   const fromAnchor = await counts.counted(JSON.stringify([...key, 'since', anchor.toISOString(), cap ?? 'exact']), version, () =>
-    countNotes(noteFilters(clinicId, { ...filters, since: anchor }), cap, db),
+    countMatchingNotes(clinicId, { ...filters, since: anchor }, cap, db),
   );
   return fromAnchor - hour.beforeCutoff;
 }

@@ -1,21 +1,12 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, count, eq, gte, inArray, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
+import { and, count, eq, inArray, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
 import { noteListVersions, notes } from '../../platform/db/schema/index.ts';
 import { type NoteSummaryRow, noteColumnsWithoutTranscript } from '../store/notes.repo.ts';
+import { countNameWords, dateConditions, nameWalk, nameWordsPage } from './name-words.repo.ts';
+import type { NoteFilters } from './note-filters.ts';
 
-/** What a note list may filter on, already validated (list-notes.ts). */
-export interface NoteFilters {
-  transcription_status?: NoteSummaryRow['transcriptionStatus'];
-  name?: string;
-  from?: string;
-  to?: string;
-  external_id?: string;
-  /** Created at or after this instant (what `days` means, fixed once per request by the caller). */
-  since?: Date;
-  /** Created before this instant. */
-  before?: Date;
-}
+export type { NoteFilters } from './note-filters.ts';
 
 /** The notes of one clinic that pass every filter given. */
 export function noteFilters(clinicId: string, filters: NoteFilters): SQL {
@@ -29,10 +20,7 @@ function scopeConditions(clinicId: string, filters: NoteFilters): SQL[] {
   const conditions: SQL[] = [eq(notes.clinicId, clinicId)];
   if (filters.transcription_status) conditions.push(eq(notes.transcriptionStatus, filters.transcription_status));
   if (filters.external_id) conditions.push(eq(notes.externalId, filters.external_id));
-  if (filters.from) conditions.push(gte(notes.createdAt, new Date(`${filters.from}T00:00:00Z`)));
-  if (filters.to) conditions.push(lt(notes.createdAt, new Date(Date.parse(`${filters.to}T00:00:00Z`) + 86_400_000)));
-  if (filters.since) conditions.push(gte(notes.createdAt, filters.since));
-  if (filters.before) conditions.push(lt(notes.createdAt, filters.before));
+  conditions.push(...dateConditions(notes.createdAt, filters));
   return conditions;
 }
 
@@ -81,6 +69,18 @@ export async function notePage(
       skipped.map((row) => row.id),
       db,
     );
+  }
+  if (!filters.external_id) {
+    const named = { ...filters, name: filters.name };
+    const walk = await nameWalk(clinicId, named, db);
+    if (walk === 'none') return [];
+    if (walk) {
+      const found = await nameWordsPage(clinicId, named, walk, page, db);
+      return byIds(
+        found.map((place) => place.id),
+        db,
+      );
+    }
   }
   const scope = scopeConditions(clinicId, filters);
   const name = nameMatches(filters.name);
@@ -167,6 +167,23 @@ async function olderMatching(scope: SQL[], name: SQL, rest: { needed: number; af
     order by matching.created_at desc nulls last, matching.id desc nulls last
     limit ${rest.needed}`)) as unknown as { rows: { id: string; created_at: string }[] };
   return result.rows.map((row) => ({ id: row.id, createdAt: row.created_at }));
+}
+
+/**
+ * How many notes of the clinic pass `filters`, counting no further than `upTo` when given (then at
+ * most `upTo` + 1): a name through its words when that walks one word's notes (name-words.repo.ts).
+ */
+export async function countMatchingNotes(clinicId: string, filters: NoteFilters, upTo: number | undefined, db: Db): Promise<number> {
+  if (filters.name && !filters.external_id) {
+    const named = { ...filters, name: filters.name };
+    const walk = await nameWalk(clinicId, named, db);
+    if (walk === 'none') return 0;
+    if (walk) {
+      const counted = await countNameWords(clinicId, named, walk, upTo, db);
+      if (counted !== undefined) return counted;
+    }
+  }
+  return countNotes(noteFilters(clinicId, filters), upTo, db);
 }
 
 /** How many notes match, counting no further than `upTo` when given (then at most `upTo` + 1). */

@@ -20,6 +20,7 @@ export * from './note-amendments.ts';
 export * from './note-erasures.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
+export * from './note-name-words.ts';
 export * from './note-parts.ts';
 export * from './note-renders.ts';
 export * from './note-retries.ts';
