@@ -103,4 +103,8 @@ ALTER TABLE note_name_words SET (parallel_workers = 0);--> statement-breakpoint
 INSERT INTO note_name_words (clinic_id, word, created_at, note_id, name_folded, transcription_status)
   SELECT n.clinic_id, x.word, n.created_at, n.id, n.name_folded, n.transcription_status FROM notes n, unnest(vetflow_name_words(n.name_folded)) AS x(word)
   ON CONFLICT DO NOTHING;--> statement-breakpoint
-INSERT INTO note_name_dictionary (clinic_id, word) SELECT DISTINCT clinic_id, word FROM note_name_words ON CONFLICT DO NOTHING;
+INSERT INTO note_name_dictionary (clinic_id, word) SELECT DISTINCT clinic_id, word FROM note_name_words ON CONFLICT DO NOTHING;--> statement-breakpoint
+-- Statistics now: without them the walks are planned for a 50-row table (bitmap scan and sort of
+-- every entry of a common word) until autovacuum gets to it.
+ANALYZE note_name_words;--> statement-breakpoint
+ANALYZE note_name_dictionary;
