@@ -126,13 +126,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
+  // Callback hooks on the path of every request: an async hook costs a promise each.
+  app.addHook('onRequest', (_request, _reply, done) => {
     // New work goes to another instance; in-flight requests still finish.
-    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The instance is shutting down; retry', undefined, { 'retry-after': '1' });
+    if (closing)
+      return done(new AppError('SERVICE_UNAVAILABLE', 'The instance is shutting down; retry', undefined, { 'retry-after': '1' }));
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.

@@ -113,11 +113,13 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
         : null,
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const caller = request.notesCaller;
-    if (!caller) return;
-    const endpoint = `${request.method} ${request.routeOptions.url?.slice(notesApiDescription.prefix.length) ?? ''}`;
-    usage.record(caller.keyId, endpoint, reply.statusCode);
+    if (caller) {
+      const endpoint = `${request.method} ${request.routeOptions.url?.slice(notesApiDescription.prefix.length) ?? ''}`;
+      usage.record(caller.keyId, endpoint, reply.statusCode);
+    }
+    done();
   });
 
   await app.register(notesKeyRoutes, { keys: services.keys });

@@ -55,9 +55,9 @@ export async function registerRateLimit(app: AppInstance, options: RateLimitOpti
   });
 
   // Rename the plugin's headers to the documented ones (the reset becomes an absolute Unix time).
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     const limit = reply.getHeader('x-ratelimit-limit');
-    if (limit === undefined) return;
+    if (limit === undefined) return done(null, payload);
     const remaining = reply.getHeader('x-ratelimit-remaining');
     const resetInSeconds = Number(reply.getHeader('x-ratelimit-reset') ?? 0);
     reply.removeHeader('x-ratelimit-limit');
@@ -66,6 +66,7 @@ export async function registerRateLimit(app: AppInstance, options: RateLimitOpti
     reply.header('X-RateLimit-Limit-Minute', String(limit));
     reply.header('X-RateLimit-Remaining-Minute', String(remaining ?? 0));
     reply.header('X-RateLimit-Reset-Minute', String(Math.floor(Date.now() / 1000) + resetInSeconds));
+    done(null, payload);
   });
 }
 

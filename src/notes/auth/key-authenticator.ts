@@ -51,6 +51,19 @@ export class KeyAuthenticator {
     return entry.caller;
   }
 
+  /**
+   * The caller of a valid key held in the cache, without waiting for anything (the common case of a
+   * busy key); undefined for anything else, which `authenticate` then decides.
+   */
+  cachedCaller(header: string | string[] | undefined): NotesCaller | undefined {
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key || !NOTES_KEY_PATTERN.test(key)) return undefined;
+    const entry = this.cache.get(hashNotesKey(key));
+    const now = Date.now();
+    if (!entry?.caller || entry.cachedUntil <= now || (entry.expiresAt && entry.expiresAt.getTime() <= now)) return undefined;
+    return entry.caller;
+  }
+
   /** Forgets every cached key (this process): used right after a local revocation. */
   forget(): void {
     this.cache.clear();

@@ -42,11 +42,27 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
   });
 
   const policy = bruteForcePolicy(app.vetflow.config);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.access === 'public') return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.access === 'public') return done();
     const header = request.headers['x-api-key'];
+    // A key in the cache answers at once: no promise on the path of most requests.
+    const cached = authenticator.cachedCaller(header);
+    if (cached) {
+      request.notesCaller = cached;
+      return done();
+    }
+    authenticateOrCount(request, header).then(
+      (caller) => {
+        request.notesCaller = caller;
+        done();
+      },
+      (error: Error) => done(error),
+    );
+  });
+
+  async function authenticateOrCount(request: FastifyRequest, header: string | string[] | undefined): Promise<NotesCaller> {
     try {
-      request.notesCaller = await authenticator.authenticate(header);
+      return await authenticator.authenticate(header);
     } catch (error) {
       // A wrong key counts toward its address's brute-force limit, as a wrong CRM token does; no
       // key at all is not an attempt to guess one. A valid key never meets the guard, so a block
@@ -57,19 +73,23 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
       }
       throw error;
     }
-  });
+  }
 
   // After the rate limit (a route-level onRequest hook), before the body is read: a key that keeps
   // calling what it may not call still spends its quota.
-  app.addHook('preParsing', async (request) => {
+  // A callback hook: every Notes request passes it, and an async hook costs a promise each.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const access = notesPermissionOf(request.routeOptions.config.access);
     const caller = request.notesCaller;
     if (access && caller && !caller.permissions.includes(access)) {
-      throw new AppError('INSUFFICIENT_PERMISSIONS', `This operation needs the ${access} permission`, {
-        required_permission: access,
-        current_permission: caller.permissions.join(','),
-      });
+      return done(
+        new AppError('INSUFFICIENT_PERMISSIONS', `This operation needs the ${access} permission`, {
+          required_permission: access,
+          current_permission: caller.permissions.join(','),
+        }),
+      );
     }
+    done(null, payload);
   });
 }
 

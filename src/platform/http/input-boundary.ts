@@ -9,13 +9,24 @@ import { findUnstorableText } from './storable-text.ts';
  * streamed by their handler and check their own parts (see notes/upload).
  */
 export function registerInputBoundary(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    rejectUnstorable(request.params, 'params');
-    rejectUnstorable(request.query, 'querystring');
-    rejectUnstorable(request.headers, 'headers');
+  // Callback hooks: every request of both APIs passes them, and an async hook costs a promise each.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      rejectUnstorable(request.params, 'params');
+      rejectUnstorable(request.query, 'querystring');
+      rejectUnstorable(request.headers, 'headers');
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    rejectUnstorable(request.body, 'body');
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    try {
+      rejectUnstorable(request.body, 'body');
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 
