@@ -38,17 +38,17 @@ export class KeyAuthenticator {
   }
 
   async authenticate(header: string | string[] | undefined): Promise<NotesCaller> {
-    const key = Array.isArray(header) ? header[0] : header;
+    const hash = keyHashOf(header);
     // A malformed key is refused without touching the database.
-    if (!key || !NOTES_KEY_PATTERN.test(key)) throw invalidApiKey();
-    const hash = hashNotesKey(key);
+    if (!hash) throw invalidApiKey();
     const now = Date.now();
     let entry = this.cache.get(hash) ?? this.unknown.get(hash);
     if (!entry || entry.cachedUntil <= now) {
       entry = await this.load(hash, now);
     }
-    if (!entry.caller || (entry.expiresAt && entry.expiresAt.getTime() <= now)) throw invalidApiKey();
-    return entry.caller;
+    const caller = callerOf(entry, now);
+    if (!caller) throw invalidApiKey();
+    return caller;
   }
 
   /**
@@ -56,12 +56,10 @@ export class KeyAuthenticator {
    * busy key); undefined for anything else, which `authenticate` then decides.
    */
   cachedCaller(header: string | string[] | undefined): NotesCaller | undefined {
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!key || !NOTES_KEY_PATTERN.test(key)) return undefined;
-    const entry = this.cache.get(hashNotesKey(key));
+    const hash = keyHashOf(header);
+    const entry = hash === undefined ? undefined : this.cache.get(hash);
     const now = Date.now();
-    if (!entry?.caller || entry.cachedUntil <= now || (entry.expiresAt && entry.expiresAt.getTime() <= now)) return undefined;
-    return entry.caller;
+    return entry && entry.cachedUntil > now ? callerOf(entry, now) : undefined;
   }
 
   /** Forgets every cached key (this process): used right after a local revocation. */
@@ -104,4 +102,16 @@ export function invalidApiKey(): AppError {
   return new AppError('INVALID_API_KEY', 'Missing or invalid API key', {
     hint: 'Send an active key of your clinic in the X-API-KEY header (vnk_ followed by 32 hex characters).',
   });
+}
+
+/** The SHA-256 of the header's key, or undefined when it is not a well-formed Notes key. */
+function keyHashOf(header: string | string[] | undefined): string | undefined {
+  const key = Array.isArray(header) ? header[0] : header;
+  return key && NOTES_KEY_PATTERN.test(key) ? hashNotesKey(key) : undefined;
+}
+
+/** The entry's caller while its key is valid (known and not expired at `now`). */
+function callerOf(entry: CachedKey, now: number): NotesCaller | undefined {
+  if (!entry.caller || (entry.expiresAt && entry.expiresAt.getTime() <= now)) return undefined;
+  return entry.caller;
 }
