@@ -73,11 +73,21 @@ describe('retries per note (NOTE_MAX_RETRIES)', () => {
 
   it('lets only the cap through when many retries arrive at once', async () => {
     const note = await clinicWithFailedNote('Em rajada');
-    const first = await Promise.all(Array.from({ length: 5 }, () => retry(note.id, note.key)));
-    expect(first.filter((response) => response.statusCode === 202)).toHaveLength(1);
+    const burst = await Promise.all(Array.from({ length: 5 }, () => retry(note.id, note.key)));
+    // The retries queue on the clinic lock: the first finds the note failed and requeues it; the
+    // rest find it pending (409 NOTE_NOT_FAILED) — unless the worker has already failed it again in
+    // between (the sandbox is quick), when one more is rightly let in. Never more than the cap.
+    const accepted = burst.filter((response) => response.statusCode === 202).length;
+    expect(accepted).toBeGreaterThanOrEqual(1);
+    expect(accepted).toBeLessThanOrEqual(2);
+    for (const refused of burst.filter((response) => response.statusCode !== 202)) {
+      expect(['NOTE_NOT_FAILED', 'NOTE_RETRY_LIMIT']).toContain(refused.json().code);
+    }
     await waitUntilSettled(app, note.key, note.id);
-    expect((await retry(note.id, note.key)).statusCode).toBe(202);
-    await waitUntilSettled(app, note.key, note.id);
+    if (accepted === 1) {
+      expect((await retry(note.id, note.key)).statusCode).toBe(202);
+      await waitUntilSettled(app, note.key, note.id);
+    }
     expect((await retry(note.id, note.key)).json().code).toBe('NOTE_RETRY_LIMIT');
     expect(await rows(sql`select 1 from note_retries where note_id = ${note.id}`)).toHaveLength(2);
   });

@@ -88,9 +88,15 @@ export async function sectionsOf(noteId: string, db: Db): Promise<SectionRow[]> 
   return db.select().from(noteSections).where(eq(noteSections.noteId, noteId)).orderBy(asc(noteSections.position));
 }
 
-/** Locks the clinic row (serialising quota checks of one clinic) and returns its quota. */
+/**
+ * Locks the clinic row (serialising quota checks of one clinic) and returns its quota. `FOR NO KEY
+ * UPDATE`, not `FOR UPDATE`: it still queues every other quota check of the clinic, but lets rows
+ * that merely reference the clinic be written meanwhile (their foreign-key check takes `KEY SHARE`).
+ * With `FOR UPDATE`, a retry holding the clinic and waiting for its note deadlocked against the
+ * worker holding that note and inserting a row of the same clinic.
+ */
 export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number | null> {
-  const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('update');
+  const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('no key update');
   return row?.quotaMinutes ?? null;
 }
 
