@@ -113,11 +113,12 @@ describe('per-key rate limits by role', () => {
       expect(await counterOf(fresh.editorId)).toBe(10);
 
       // Both instances until the limit: never more than 500 admitted; fewer only by the counts an
-      // instance leased and had not handed out when the other reached the limit (at most 4 each).
+      // instance leased and had not handed out when the other reached the limit (at most 7 each:
+      // up to 2 left of one lease, and the next 5, asked for early).
       let admitted = 7;
       for (let i = 0; i < 520; i++) if ((await listKeys(instances[i % 2]!, fresh.editor)).statusCode !== 429) admitted++;
       expect(admitted).toBeLessThanOrEqual(500);
-      expect(admitted).toBeGreaterThanOrEqual(500 - 8);
+      expect(admitted).toBeGreaterThanOrEqual(500 - 14);
     });
   });
 });

@@ -54,6 +54,37 @@ describe('counterBatches', () => {
     expect(counter.total()).toBe(15);
   });
 
+  it('asks for the next lease while half of this one is left, so a steady stream never waits', async () => {
+    const counter = sharedCounter();
+    const batches = counterBatches(counter.add);
+    const [first] = hits(batches, 1, 10);
+    await settleAll(counter);
+    expect(await first).toBe(1);
+    // Answered at once (no statement settles in between): counts 2-10 from the first lease; the hit
+    // that leaves 5 or fewer sends the next statement, with no hit waiting on it.
+    const answeredAtOnce = (): number | undefined => {
+      let count: number | undefined;
+      batches.hit('w:k', 10, (_error, value) => {
+        count = value;
+      });
+      return count;
+    };
+    const stream = Array.from({ length: 9 }, answeredAtOnce);
+    expect(stream).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(counter.statements.map((statement) => statement.by)).toEqual([10, 10]);
+    expect(counter.statements[1]!.settled).toBe(false);
+    // The lease is spent before the early statement answers: the next hit waits for it, then gets 11.
+    const [waiting] = hits(batches, 1, 10);
+    await settleAll(counter);
+    expect(await waiting).toBe(11);
+    expect(Array.from({ length: 4 }, answeredAtOnce)).toEqual([12, 13, 14, 15]);
+    // Never more than one statement in flight per counter, and at most 1.5 leases unused (15 taken:
+    // 5 left of the second lease, and the third asked for early).
+    expect(counter.statements.map((statement) => statement.by)).toEqual([10, 10, 10]);
+    await settleAll(counter);
+    expect(counter.total() - 15).toBeLessThanOrEqual(15);
+  });
+
   it('gives a burst distinct counts in order: the lease first, the rest in one statement', async () => {
     const counter = sharedCounter();
     const batches = counterBatches(counter.add);
@@ -102,7 +133,8 @@ describe('counterBatches', () => {
     expect(await Promise.all(queued)).toEqual([1, 2]);
     const [next] = hits(batches, 1, 5);
     expect(await next).toBe(3);
-    expect(calls).toBe(2);
+    // The third statement is the next lease, asked for early once 3 left 2 of the lease.
+    expect(calls).toBe(3);
   });
 
   it('forgets the leases of stale slots', async () => {
