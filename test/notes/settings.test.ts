@@ -47,3 +47,18 @@ describe('clinic settings', () => {
     expect((await getSettings(other.viewer)).json().data.default_template).toBe('padrao');
   });
 });
+
+describe('clinic settings changed at once', () => {
+  it('keeps every change of simultaneous reference-range patches (none lost to another)', async () => {
+    // Each patch is read, merged with the clinic's overrides and written back: without a lock, two at
+    // once both merged into the same old overrides and the later write dropped the earlier change.
+    const fresh = await createClinicWithKeys(db.database, 'Clínica simultânea');
+    const species = ['canine', 'feline', 'equine', 'bovine', 'caprine', 'ovine', 'lagomorph', 'avian'];
+    const answers = await Promise.all(
+      species.map((name, i) => patchSettings(fresh.admin, { reference_ranges: { [name]: { heart_rate: { min: 1, max: 300 + i } } } })),
+    );
+    expect(answers.map((answer) => answer.statusCode)).toEqual(species.map(() => 200));
+    const ranges = (await getSettings(fresh.admin)).json().data.reference_ranges;
+    expect(species.map((name) => ranges[name].heart_rate)).toEqual(species.map((_, i) => ({ min: 1, max: 300 + i })));
+  });
+});

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
-import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
+import { findSettings, lockClinicSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
 
 export interface SettingsDeps {
@@ -24,7 +24,10 @@ async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Set
   return toSettingsBody(await findSettings(caller.clinicId, deps.db));
 }
 
-/** Changes what the patch names, all or nothing; a setting left out keeps its value. */
+/**
+ * Changes what the patch names, all or nothing; a setting left out keeps its value. One transaction
+ * under the clinic's settings lock: simultaneous patches apply one after the other, none lost.
+ */
 async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: SettingsPatch): Promise<Settings> {
   const values: SettingsValues = {};
   if (patch.default_template !== undefined) {
@@ -36,13 +39,16 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
     }
     values.defaultTemplate = patch.default_template;
   }
-  if (patch.reference_ranges !== undefined) {
-    const current = (await findSettings(caller.clinicId, deps.db))?.referenceRanges ?? {};
-    values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
-  }
   if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
-  if (Object.keys(values).length === 0) return getSettings(deps, caller);
-  return toSettingsBody(await saveSettings(caller.clinicId, values, deps.db));
+  if (patch.reference_ranges === undefined && Object.keys(values).length === 0) return getSettings(deps, caller);
+  return deps.db.transaction(async (tx) => {
+    await lockClinicSettings(caller.clinicId, tx);
+    if (patch.reference_ranges !== undefined) {
+      const current = (await findSettings(caller.clinicId, tx))?.referenceRanges ?? {};
+      values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
+    }
+    return toSettingsBody(await saveSettings(caller.clinicId, values, tx));
+  });
 }
 
 /** The clinic's overrides after the patch; a range whose minimum passes its maximum → 422. */
