@@ -43,6 +43,26 @@ export async function updateEndpoint(id: string, changes: EndpointChanges, db: D
   return row;
 }
 
+/**
+ * Puts a new secret in place and keeps the one it replaces as the previous one until `expiresAt`,
+ * in one statement: the replaced secret is the row's own at that moment (`SET` reads the old
+ * value), so of two rotations at once the second keeps the first's secret, rather than both
+ * keeping the one they read before and the first's being lost. Undefined when the endpoint is gone.
+ */
+export async function rotateEndpointSecret(id: string, secretEncrypted: string, expiresAt: Date, db: Db): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      secretEncrypted,
+      previousSecretEncrypted: sql`${webhookEndpoints.secretEncrypted}`,
+      previousSecretExpiresAt: expiresAt,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
+  return row;
+}
+
 export async function deleteEndpoint(id: string, db: Db): Promise<void> {
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
 }

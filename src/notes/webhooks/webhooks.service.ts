@@ -14,6 +14,7 @@ import {
   findEndpoint,
   insertEndpoint,
   listEndpoints,
+  rotateEndpointSecret,
   updateEndpoint,
 } from './endpoints.repo.ts';
 import { TEST_EVENT_TYPE } from './outbox.ts';
@@ -125,18 +126,12 @@ async function removeWebhook(deps: WebhooksDeps, caller: NotesCaller, id: string
 
 /** A new secret; the current one becomes the previous one and keeps signing for 24 h. */
 async function rotateSecret(deps: WebhooksDeps, caller: NotesCaller, id: string) {
-  const row = await endpointOfClinic(caller, id, deps.db);
+  await endpointOfClinic(caller, id, deps.db);
   const secret = generateSigningSecret();
   const expiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-  await updateEndpoint(
-    id,
-    {
-      secretEncrypted: deps.webhooks.secrets().seal(secret, id),
-      previousSecretEncrypted: row.secretEncrypted,
-      previousSecretExpiresAt: expiresAt,
-    },
-    deps.db,
-  );
+  const rotated = await rotateEndpointSecret(id, deps.webhooks.secrets().seal(secret, id), expiresAt, deps.db);
+  // Deleted meanwhile: a secret that signs nothing is never handed out.
+  if (!rotated) throw new AppError('WEBHOOK_NOT_FOUND', 'Webhook not found');
   return { id, secret, previous_secret_expires_at: toTimestamp(expiresAt) };
 }
 
