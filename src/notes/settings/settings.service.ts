@@ -2,9 +2,10 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
+import { lockClinicConfiguration } from '../clinics/clinic-lock.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
-import { findSettings, lockClinicSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
+import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
 
 export interface SettingsDeps {
@@ -26,27 +27,29 @@ async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Set
 
 /**
  * Changes what the patch names, all or nothing; a setting left out keeps its value. One transaction
- * under the clinic's settings lock: simultaneous patches apply one after the other, none lost.
+ * under the clinic's configuration lock: simultaneous patches apply one after the other, none lost,
+ * and a template deleted at the same time is either still there or refused (never a default that
+ * names a deleted template).
  */
 async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: SettingsPatch): Promise<Settings> {
-  const values: SettingsValues = {};
-  if (patch.default_template !== undefined) {
-    // A built-in or one of the clinic's own templates, never another clinic's.
-    if (!(await findTemplateBySlug(caller.clinicId, patch.default_template, deps.db))) {
-      throw new AppError('TEMPLATE_NOT_FOUND', `No template "${patch.default_template}" in this clinic`, {
-        field: 'default_template',
-      });
-    }
-    values.defaultTemplate = patch.default_template;
-  }
-  if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
-  if (patch.reference_ranges === undefined && Object.keys(values).length === 0) return getSettings(deps, caller);
+  if (Object.values(patch).every((value) => value === undefined)) return getSettings(deps, caller);
   return deps.db.transaction(async (tx) => {
-    await lockClinicSettings(caller.clinicId, tx);
+    await lockClinicConfiguration(caller.clinicId, tx);
+    const values: SettingsValues = {};
+    if (patch.default_template !== undefined) {
+      // A built-in or one of the clinic's own templates, never another clinic's.
+      if (!(await findTemplateBySlug(caller.clinicId, patch.default_template, tx))) {
+        throw new AppError('TEMPLATE_NOT_FOUND', `No template "${patch.default_template}" in this clinic`, {
+          field: 'default_template',
+        });
+      }
+      values.defaultTemplate = patch.default_template;
+    }
     if (patch.reference_ranges !== undefined) {
       const current = (await findSettings(caller.clinicId, tx))?.referenceRanges ?? {};
       values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
     }
+    if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
     return toSettingsBody(await saveSettings(caller.clinicId, values, tx));
   });
 }
