@@ -68,3 +68,31 @@ export async function waitForLockWaiters(client: pg.Client, count: number) {
   }
   throw new Error(`fewer than ${count} sessions ever waited for a lock`);
 }
+
+/**
+ * The moment simultaneous requests race, made to happen: another session takes a row lock with
+ * `lockStatement`, `requests` start, and once `waiters` sessions queue behind that lock it is
+ * released and what the requests answer is returned. Postgres only (`url`).
+ */
+export async function raceBehindLock<T>(
+  url: string,
+  lockStatement: string,
+  params: unknown[],
+  waiters: number,
+  requests: () => Promise<T>,
+): Promise<T> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query(lockStatement, params);
+    const pending = requests();
+    // Should waiting fail, the requests still settle once the lock goes with this session.
+    pending.catch(() => undefined);
+    await waitForLockWaiters(holder, waiters);
+    await holder.query('commit');
+    return await pending;
+  } finally {
+    await holder.end();
+  }
+}

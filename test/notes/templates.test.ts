@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PADRAO_TEMPLATE_ID, SOAP_TEMPLATE_ID } from '../../src/notes/templates/builtin-templates.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { waitForLockWaiters } from '../helpers/database.ts';
+import { raceBehindLock } from '../helpers/database.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 
@@ -342,19 +341,9 @@ describe.runIf(db.url !== undefined)('a template deleted while the default is se
     const doomed = (await create(fresh.admin, { ...derma, slug: 'efemero' })).json().data;
     // Both requests wait on the clinic's configuration lock, held here, then go in either order:
     // the deletion resets a default set just before it, or the default finds the template gone.
-    const holder = new pg.Client({ connectionString: db.url });
-    await holder.connect();
-    let answers: Awaited<ReturnType<typeof remove>>[];
-    try {
-      await holder.query('begin');
-      await holder.query('select 1 from clinics where id = $1 for no key update', [fresh.clinicId]);
-      const pending = Promise.all([settings(fresh.admin, { default_template: 'efemero' }), remove(fresh.admin, doomed.id)]);
-      await waitForLockWaiters(holder, 2);
-      await holder.query('commit');
-      answers = await pending;
-    } finally {
-      await holder.end();
-    }
+    const answers = await raceBehindLock(db.url!, 'select 1 from clinics where id = $1 for no key update', [fresh.clinicId], 2, () =>
+      Promise.all([settings(fresh.admin, { default_template: 'efemero' }), remove(fresh.admin, doomed.id)]),
+    );
     const [defaulted, removed] = answers;
     expect(removed!.statusCode).toBe(204);
     expect([200, 422]).toContain(defaulted!.statusCode);

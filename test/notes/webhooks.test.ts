@@ -1,9 +1,8 @@
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { waitForLockWaiters } from '../helpers/database.ts';
+import { raceBehindLock } from '../helpers/database.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { fixture, multipartBody } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
@@ -298,19 +297,9 @@ describe('deliveries', () => {
       const rotate = () => app.inject({ method: 'POST', url: `/notes/v1/webhooks/${hook.id}/rotate-secret`, headers: as(clinic.admin) });
       // Both rotations read the endpoint, then wait on its row (held here) to write: the moment where
       // each used to keep the secret it had read as the previous one, so the first's was lost.
-      const holder = new pg.Client({ connectionString: db.url });
-      await holder.connect();
-      let answers: Awaited<ReturnType<typeof rotate>>[];
-      try {
-        await holder.query('begin');
-        await holder.query('select 1 from webhook_endpoints where id = $1 for update', [hook.id]);
-        const pending = Promise.all([rotate(), rotate()]);
-        await waitForLockWaiters(holder, 2);
-        await holder.query('commit');
-        answers = await pending;
-      } finally {
-        await holder.end();
-      }
+      const answers = await raceBehindLock(db.url!, 'select 1 from webhook_endpoints where id = $1 for update', [hook.id], 2, () =>
+        Promise.all([rotate(), rotate()]),
+      );
       expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
       const handedOut = answers.map((answer) => answer.json().data.secret as string);
       secrets.push(...handedOut);
