@@ -89,7 +89,8 @@ interface StoreResult {
 // the limit, counts another process leased and has not used yet may refuse a request early (at
 // most 1.5 % of the limit per other process: the next lease is asked for before the last one is
 // spent), and X-RateLimit-Remaining counts what this process has seen. A counter statement per
-// request cost more than the contact upsert's own work under load (one hot row; bench/contacts-upsert.ts: 0.39x -> 0.5x the bare route without it).
+// request cost more than the contact upsert's own work under load (one hot row;
+// bench/contacts-upsert.ts: 0.39x -> 0.5x the bare route without it).
 //
 // Every request of a key updates the same row, so requests queue on that row's lock for as long as
 // each commit takes to reach disk. The counter's commit is made asynchronous (set_config(...,

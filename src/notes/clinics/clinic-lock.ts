@@ -3,12 +3,16 @@ import { eq } from '../../platform/db/drizzle.ts';
 import { clinics } from '../../platform/db/schema/index.ts';
 
 /**
- * Serialises changes to what a clinic has configured until the transaction ends: a settings change
- * reads the current overrides and writes them back merged, and a template deletion resets the
- * default that names it, so neither may interleave with another. The clinic row is locked (the
- * settings row does not exist before the first change), `FOR NO KEY UPDATE` as the quota lock
- * (lockClinicQuota), so rows that only reference the clinic still go in meanwhile.
+ * Locks the clinic's row until the transaction ends and returns its quota. One lock for what must
+ * not interleave within a clinic: quota checks (uploads, live parts, retries), settings changes
+ * (read, merge, write back) and a template deletion that resets the default naming it.
+ *
+ * `FOR NO KEY UPDATE`, not `FOR UPDATE`: it still queues every other holder, but lets rows that
+ * merely reference the clinic be written meanwhile (their foreign-key check takes `KEY SHARE`).
+ * With `FOR UPDATE`, a retry holding the clinic and waiting for its note deadlocked against the
+ * worker holding that note and inserting a row of the same clinic.
  */
-export async function lockClinicConfiguration(clinicId: string, tx: Db): Promise<void> {
-  await tx.select({ id: clinics.id }).from(clinics).where(eq(clinics.id, clinicId)).for('no key update');
+export async function lockClinic(clinicId: string, tx: Db): Promise<{ quotaMinutes: number | null } | undefined> {
+  const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('no key update');
+  return row;
 }

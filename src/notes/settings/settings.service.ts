@@ -2,7 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { lockClinicConfiguration } from '../clinics/clinic-lock.ts';
+import { lockClinic } from '../clinics/clinic-lock.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
@@ -27,14 +27,14 @@ async function getSettings(deps: SettingsDeps, caller: NotesCaller): Promise<Set
 
 /**
  * Changes what the patch names, all or nothing; a setting left out keeps its value. One transaction
- * under the clinic's configuration lock: simultaneous patches apply one after the other, none lost,
+ * under the clinic's lock (lockClinic): simultaneous patches apply one after the other, none lost,
  * and a template deleted at the same time is either still there or refused (never a default that
  * names a deleted template).
  */
 async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: SettingsPatch): Promise<Settings> {
   if (Object.values(patch).every((value) => value === undefined)) return getSettings(deps, caller);
   return deps.db.transaction(async (tx) => {
-    await lockClinicConfiguration(caller.clinicId, tx);
+    await lockClinic(caller.clinicId, tx);
     const values: SettingsValues = {};
     if (patch.default_template !== undefined) {
       // A built-in or one of the clinic's own templates, never another clinic's.

@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
 import {
-  clinics,
   noteErasures,
   noteRenders,
   noteRetries,
@@ -11,6 +10,7 @@ import {
   type StoredVital,
 } from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
+import { lockClinic } from '../clinics/clinic-lock.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 
@@ -88,16 +88,9 @@ export async function sectionsOf(noteId: string, db: Db): Promise<SectionRow[]> 
   return db.select().from(noteSections).where(eq(noteSections.noteId, noteId)).orderBy(asc(noteSections.position));
 }
 
-/**
- * Locks the clinic row (serialising quota checks of one clinic) and returns its quota. `FOR NO KEY
- * UPDATE`, not `FOR UPDATE`: it still queues every other quota check of the clinic, but lets rows
- * that merely reference the clinic be written meanwhile (their foreign-key check takes `KEY SHARE`).
- * With `FOR UPDATE`, a retry holding the clinic and waiting for its note deadlocked against the
- * worker holding that note and inserting a row of the same clinic.
- */
+/** Locks the clinic row (serialising quota checks of one clinic: lockClinic) and returns its quota. */
 export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number | null> {
-  const [row] = await tx.select({ quotaMinutes: clinics.quotaMinutes }).from(clinics).where(eq(clinics.id, clinicId)).for('no key update');
-  return row?.quotaMinutes ?? null;
+  return (await lockClinic(clinicId, tx))?.quotaMinutes ?? null;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { lockClinicConfiguration } from '../clinics/clinic-lock.ts';
+import { lockClinic } from '../clinics/clinic-lock.ts';
 import { BUILTIN_TEMPLATES, builtinById, builtinBySlug, PADRAO } from './builtin-templates.ts';
 import { fromRow } from './find-template.ts';
 import type { Template } from './template.ts';
@@ -91,7 +91,7 @@ async function removeTemplate(deps: TemplatesDeps, caller: NotesCaller, id: stri
   await deps.db.transaction(async (tx) => {
     // After any settings change in flight: one that names this template commits first and is reset
     // below, or runs after and finds the template gone.
-    await lockClinicConfiguration(caller.clinicId, tx);
+    await lockClinic(caller.clinicId, tx);
     const removed = ownTemplate(caller, await deleteTemplate(id, caller.clinicId, tx));
     await replaceDefaultTemplate(caller.clinicId, removed.slug, PADRAO.slug, tx);
   });
