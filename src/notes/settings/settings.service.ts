@@ -2,7 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { lockClinic } from '../clinics/clinic-lock.ts';
+import { lockClinic } from '../store/notes.repo.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
-import { lockClinic } from '../clinics/clinic-lock.ts';
+import { lockClinic } from '../store/notes.repo.ts';
 import { BUILTIN_TEMPLATES, builtinById, builtinBySlug, PADRAO } from './builtin-templates.ts';
 import { fromRow } from './find-template.ts';
 import type { Template } from './template.ts';
