@@ -6,9 +6,38 @@
 // services behind ports) → the two API trees, notes/ and flow/, which never import each other →
 // the composition roots (app.ts, main.ts, retention.ts, cli/). Inside notes/, store/ (the notes table, its
 // views and schemas) is what every feature reads and writes through; it imports no feature.
+// The features of each API tree, bottom up, one floor per line: a feature imports only features on
+// floors below its own (never one above it, nor a neighbour on its floor), so the tree's import
+// graph has no arrow running back up. The tree's own files (callers.ts and the like) are below
+// every feature; its module, API, CLI and retention files above them all. A new feature folder
+// goes on a floor here: `test/platform/dependency-rules.test.ts` fails until it does.
+const FEATURE_FLOORS = {
+  notes: null, // filled below
+  flow: null, // filled below
+};
+
+/** One rule per feature: it may not import a feature on its floor or above. */
+function featureFloorRules(tree, floors) {
+  if (!floors) return [];
+  return floors.flatMap((floor, level) =>
+    floor.map((feature) => {
+      const above = floors.slice(level).flat().filter((other) => other !== feature);
+      return {
+        name: `${tree}-feature-${feature}-imports-lower-floors-only`,
+        severity: 'error',
+        comment: `${tree}/${feature}/ is on floor ${level + 1} of ${tree}/ (.dependency-cruiser.cjs, FEATURE_FLOORS): it imports only features below it.`,
+        from: { path: `^src/${tree}/${feature}/` },
+        to: { path: `^src/${tree}/(${above.join('|')})/` },
+      };
+    }),
+  );
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...featureFloorRules('notes', FEATURE_FLOORS.notes),
+    ...featureFloorRules('flow', FEATURE_FLOORS.flow),
     {
       name: 'no-circular',
       severity: 'error',
