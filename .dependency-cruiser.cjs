@@ -2,17 +2,28 @@
 // TypeScript 7 has no JS compiler API yet, so dependency-cruiser parses the sources with swc, which
 // sees `import type` too: a type is a dependency like any other, and a rule covers it.
 //
-// The floors, bottom up: platform/ (database, HTTP plumbing, jobs, metrics) → providers/ (remote
-// services behind ports) → the two API trees, notes/ and flow/, which never import each other →
-// the composition roots (app.ts, main.ts, retention.ts, cli/). Inside notes/, store/ (the notes table, its
-// views and schemas) is what every feature reads and writes through; it imports no feature.
+// The floors, bottom up: platform/ (database, HTTP plumbing, jobs, metrics) → audio/ (formats,
+// probing, splitting, joining, stitching) and language/ (pt-BR text: folding, tokens, numbers,
+// sentences, headings, the note's sections) → models/ (the trained sectioner and its training) →
+// providers/ (ports, their adapters, and adapters.ts, which chooses them) → the two API trees,
+// notes/ and flow/, which never import each other and reach providers/ only through its ports →
+// the composition roots (app.ts, main.ts, retention.ts, cli/). Inside each tree, features are
+// ordered (FEATURE_FLOORS) and, inside a feature, routes → services → repos.
 // The features of each API tree, bottom up, one floor per line: a feature imports only features on
 // floors below its own (never one above it, nor a neighbour on its floor), so the tree's import
 // graph has no arrow running back up. The tree's own files (callers.ts and the like) are below
 // every feature; its module, API, CLI and retention files above them all. A new feature folder
 // goes on a floor here: `test/platform/dependency-rules.test.ts` fails until it does.
 const FEATURE_FLOORS = {
-  notes: null, // filled below
+  notes: [
+    ['auth', 'store'],
+    ['history', 'keys', 'reads', 'templates', 'vitals', 'webhooks'],
+    ['clinics', 'export', 'processing', 'sections', 'settings'],
+    ['record', 'upload'],
+    ['live'],
+    ['erasure', 'recording'],
+    ['retry'],
+  ],
   flow: null, // filled below
 };
 
@@ -48,28 +59,78 @@ module.exports = {
     {
       name: 'platform-imports-nothing-above',
       severity: 'error',
-      comment: 'platform/ is the floor: it may not know the providers, either API tree or the composition roots.',
+      comment: 'platform/ is the floor: it may not know audio, language, models, providers, either API tree or the composition roots.',
       from: { path: '^src/platform/' },
-      to: { path: '^src/(providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
+      to: { path: '^src/(audio|language|models|providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
     },
     {
-      name: 'providers-import-platform-only',
+      name: 'audio-imports-platform-only',
+      severity: 'error',
+      comment: 'audio/ (formats, probing, splitting, joining, stitching) knows bytes and time, nothing of text, providers or notes.',
+      from: { path: '^src/audio/' },
+      to: { path: '^src/(language|models|providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
+    },
+    {
+      name: 'language-imports-platform-only',
+      severity: 'error',
+      comment: 'language/ (pt-BR text helpers) is used by the model, the providers and the vitals; it imports none of them.',
+      from: { path: '^src/language/' },
+      to: { path: '^src/(audio|models|providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
+    },
+    {
+      name: 'models-import-language-and-platform-only',
+      severity: 'error',
+      comment: 'models/ (the trained sectioner and its training) is served by its adapter in providers/; it imports no adapter or tree.',
+      from: { path: '^src/models/' },
+      to: { path: '^src/(audio|providers|notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
+    },
+    {
+      name: 'providers-import-lower-floors-only',
       severity: 'error',
       comment: 'A provider (speech-to-text, sectioner, drafter, storage, messaging) knows nothing of notes, contacts, routes or tables.',
       from: { path: '^src/providers/' },
       to: { path: '^src/(notes|flow|cli)/|^src/(app|main|retention)\\.ts$' },
     },
     {
+      name: 'api-trees-use-providers-through-ports',
+      severity: 'error',
+      comment:
+        'notes/ and flow/ see a provider only through its port (providers/<kind>/port.ts, and the ProviderError every port throws); providers/adapters.ts chooses the adapter for the composition root.',
+      from: { path: '^src/(notes|flow)/' },
+      to: { path: '^src/providers/', pathNot: '^src/providers/([^/]+/port|provider-error)\\.ts$' },
+    },
+    {
+      name: 'api-trees-do-not-import-models',
+      severity: 'error',
+      comment: 'The trained sectioner reaches the trees through the sectioning port, never directly.',
+      from: { path: '^src/(notes|flow)/' },
+      to: { path: '^src/models/' },
+    },
+    {
+      name: 'repos-import-no-service-or-route',
+      severity: 'error',
+      comment: 'Inside a feature, routes → services → repos: a repo (SQL) never calls up into a service, a job or a route.',
+      from: { path: '\\.repo\\.ts$' },
+      to: { path: '\\.(service|routes|job)\\.ts$' },
+    },
+    {
+      name: 'services-import-no-route',
+      severity: 'error',
+      comment: 'Inside a feature, routes → services → repos: a service or a job never imports a route file.',
+      from: { path: '\\.(service|job)\\.ts$' },
+      to: { path: '\\.routes\\.ts$' },
+    },
+    {
       name: 'notes-does-not-import-flow',
       severity: 'error',
-      comment: 'The two API trees share only platform/ and providers/.',
+      comment: 'The two API trees share only the floors below them.',
       from: { path: '^src/notes/' },
       to: { path: '^src/flow/' },
     },
     {
       name: 'flow-does-not-import-notes',
       severity: 'error',
-      comment: 'The two API trees share only platform/ and providers/.',
+      comment: 'The two API trees share only the floors below them.',
       from: { path: '^src/flow/' },
       to: { path: '^src/notes/' },
     },
@@ -77,7 +138,7 @@ module.exports = {
       name: 'api-trees-do-not-import-composition-roots',
       severity: 'error',
       comment: 'app.ts, main.ts, retention.ts and cli/ assemble the trees; nothing below imports them.',
-      from: { path: '^src/(notes|flow|providers|platform)/' },
+      from: { path: '^src/(notes|flow|providers|models|language|audio|platform)/' },
       to: { path: '^src/cli/|^src/(app|main|retention)\\.ts$' },
     },
     {

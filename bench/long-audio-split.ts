@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/platform/config.ts';
-import { planChunks } from '../src/providers/transcription/chunks/plan.ts';
-import { openSplitter } from '../src/providers/transcription/chunks/split.ts';
+import { planChunks } from '../src/audio/chunk-plan.ts';
+import { openSplitter } from '../src/audio/split.ts';
 import { type ToneFormat, toneFile } from '../test/providers/tone-audio.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
 

@@ -4,7 +4,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { createRulesSectioner } from '../src/providers/sectioning/rules.ts';
-import { splitSentences } from '../src/providers/sectioning/sentences.ts';
+import { splitSentences } from '../src/language/sentences.ts';
 import { loadWholeCorpus, transcriptText } from '../test/providers/corpus/corpus.ts';
 import { fmt, median, percentile, type Row } from './lib/report.ts';
 

@@ -1,11 +1,11 @@
 // `npm run check:sectioner`: retrains the sentence model from the whole corpus and from its tuning
-// part (minutes) and fails unless they are exactly the shipped src/providers/sectioning/model.json
+// part (minutes) and fails unless they are exactly the shipped src/models/sectioner/model.json
 // and test/providers/corpus/tuned-model.json. The test suite checks the cheaper fingerprint
 // (test/providers/corpus/model-fingerprint.ts) instead.
 
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { trainSectioner } from '../src/providers/sectioning/training.ts';
+import { trainSectioner } from '../src/models/sectioner/training/training.ts';
 import { labelledTranscript, loadCorpus, loadWholeCorpus } from '../test/providers/corpus/corpus.ts';
 import { MODEL_URL, TUNED_MODEL_URL } from '../test/providers/corpus/model-fingerprint.ts';
 

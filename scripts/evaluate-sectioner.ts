@@ -5,8 +5,8 @@
 // speech-to-text server would send along.
 
 import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
-import { assignSentences } from '../src/providers/sectioning/rules.ts';
-import { DEFAULT_TRAINING, type TrainingOptions, trainSectioner } from '../src/providers/sectioning/training.ts';
+import { assignSentences } from '../src/models/sectioner/sectioner.ts';
+import { DEFAULT_TRAINING, type TrainingOptions, trainSectioner } from '../src/models/sectioner/training/training.ts';
 import {
   type CorpusTranscript,
   isPunctuated,

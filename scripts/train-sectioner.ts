@@ -1,11 +1,11 @@
 // `npm run train:sectioner`: learns the sentence model from the whole labelled corpus and writes
-// src/providers/sectioning/model.json; learns the same model from the tuning part only and writes
+// src/models/sectioner/model.json; learns the same model from the tuning part only and writes
 // test/providers/corpus/tuned-model.json (what the held-out figures score: the test suite scores
 // it, never trains); then model.fingerprint.json (what both were trained from, which a test
 // checks). Minutes of CPU. Fuller held-out figures and cross-validation: `npm run eval:sectioner`.
 
 import { writeFileSync } from 'node:fs';
-import { trainSectioner } from '../src/providers/sectioning/training.ts';
+import { trainSectioner } from '../src/models/sectioner/training/training.ts';
 import { labelledTranscript, loadCorpus, loadWholeCorpus } from '../test/providers/corpus/corpus.ts';
 import { currentFingerprint, FINGERPRINT_URL, MODEL_URL, TUNED_MODEL_URL } from '../test/providers/corpus/model-fingerprint.ts';
 

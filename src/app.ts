@@ -25,6 +25,7 @@ import { registerHttpMetrics } from './platform/metrics/http.ts';
 import { startMetrics } from './platform/metrics/start.ts';
 import { retentionJob } from './platform/retention.ts';
 import { tracing } from './platform/tracing/tracing.ts';
+import { configuredAdapters } from './providers/adapters.ts';
 import type { MessagingProvider } from './providers/messaging/port.ts';
 import { retentionTasks } from './retention.ts';
 
@@ -55,10 +56,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // The composition root: the job queue first, then each tree registers its jobs on it and binds
   // its services once, then the queue starts with every queue known.
   const jobs = new JobQueue(database, config, logger, availability);
-  const notesModule = createNotesModule(config, database, jobs, logger, overrides.notesProviders);
-  const flowModule = createFlowModule(config, database, jobs, overrides.messagingProvider);
+  // Every port's adapter is chosen in one place (providers/adapters.ts); tests may swap some.
+  const adapters = configuredAdapters(config, logger);
+  const providers = overrides.notesProviders ? { drafter: null, ...overrides.notesProviders } : adapters;
+  const notesModule = createNotesModule(config, database, jobs, logger, { ...providers, storage: adapters.storage });
+  const flowModule = createFlowModule(config, database, jobs, overrides.messagingProvider ?? adapters.messaging);
   // What both trees and the platform keep only for a while, pruned daily (docs/privacy.md).
-  jobs.register(retentionJob(retentionTasks(config, database)));
+  jobs.register(retentionJob(retentionTasks(config, database, adapters.storage)));
   for (const definition of overrides.jobs ?? []) jobs.register(definition);
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);

@@ -2,8 +2,6 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { MessagingProvider } from '../providers/messaging/port.ts';
-import { createRecordProvider } from '../providers/messaging/record.ts';
-import { createWebhookProvider } from '../providers/messaging/webhook.ts';
 import { type AuditService, auditService } from './audit/audit.service.ts';
 import { type SessionsService, sessionsService } from './auth/sessions.service.ts';
 import { type ContactChangesService, contactChangesService } from './contacts/contact-changes.service.ts';
@@ -46,22 +44,11 @@ export interface FlowServices {
   readonly surveys: SurveysService;
 }
 
-export function createMessagingProvider(config: Config): MessagingProvider {
-  return config.MESSAGING_PROVIDER === 'webhook'
-    ? createWebhookProvider({ url: config.MESSAGING_WEBHOOK_URL!, secret: config.MESSAGING_WEBHOOK_SECRET! })
-    : createRecordProvider();
-}
-
 /**
  * Builds the CRM tree on `jobs`, before the queue starts: its job definitions are registered there,
  * and its services bound once to the database, the queue and the settings they use.
  */
-export function createFlowModule(
-  config: Config,
-  database: Database,
-  jobs: JobQueue,
-  provider: MessagingProvider = createMessagingProvider(config),
-): FlowModule {
+export function createFlowModule(config: Config, database: Database, jobs: JobQueue, provider: MessagingProvider): FlowModule {
   const db = database.db;
   const surveyMessage = jobs.register(surveyMessageJob({ db, provider, retryDelaySeconds: config.MESSAGING_RETRY_DELAY_SECONDS }));
   return {

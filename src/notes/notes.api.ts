@@ -1,7 +1,7 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
-import { audioRoutes } from './audio/audio.routes.ts';
+import { audioRoutes } from './recording/audio.routes.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { erasureRoutes } from './erasure/erasure.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';

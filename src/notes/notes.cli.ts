@@ -1,6 +1,6 @@
 import { type CliCommand, CliError, requiredFlag } from '../platform/cli.ts';
+import { ROLES, type Role } from './callers.ts';
 import { ClinicNotFoundError, createClinic, issueOperatorKey } from './clinics/clinics.service.ts';
-import { ROLES, type Role } from './keys/api-key.ts';
 import { resealSecrets } from './webhooks/reseal.ts';
 import { KEY_MISSING_MESSAGE, loadSecretKeyring } from './webhooks/secret-key.ts';
 import { SecretBox } from './webhooks/secrets.ts';

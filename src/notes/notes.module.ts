@@ -7,8 +7,7 @@ import type { Drafter } from '../providers/drafting/port.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
-import { type AudioService, audioService } from './audio/audio.service.ts';
-import { configuredStorage, transcriptionTempDir } from './audio/configured-storage.ts';
+import { type AudioService, audioService } from './recording/audio.service.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { type ErasureService, erasureService } from './erasure/erasure.service.ts';
 import { purgeFilesJob } from './erasure/purge-files.ts';
@@ -18,9 +17,9 @@ import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createLiveCapture, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
-import { createConfiguredProviders } from './processing/configured-providers.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
+import { transcriptionTempDir } from './processing/temp-dir.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RecordService, recordService } from './record/record.service.ts';
@@ -64,11 +63,17 @@ export interface NotesServices {
   readonly erasure: ErasureService;
 }
 
+/** The ports note processing uses (src/providers/adapters.ts chooses their adapters). */
 export interface NotesProviders {
   transcriber: TranscriptionProvider;
   sectioner: Sectioner;
   /** Writes `clinical` notes; absent or null when none is configured. */
   drafter?: Drafter | null;
+}
+
+/** Every port the Notes tree uses, given by the composition root. */
+export interface NotesPorts extends NotesProviders {
+  storage: AudioStorage;
 }
 
 /** Notes keys looked up by hash are cached this long per process (revocations empty it at once). */
@@ -78,15 +83,9 @@ const KEY_CACHE_TTL_MS = 3_000;
  * Builds the Notes tree on `jobs`, before the queue starts: its job definitions are registered
  * there, and its services bound once to the database, the queue and the settings they use.
  */
-export function createNotesModule(
-  config: Config,
-  database: Database,
-  jobs: JobQueue,
-  logger: Logger,
-  providers: NotesProviders = createConfiguredProviders(config, logger),
-): NotesModule {
+export function createNotesModule(config: Config, database: Database, jobs: JobQueue, logger: Logger, ports: NotesPorts): NotesModule {
   const db = database.db;
-  const storage = configuredStorage(config);
+  const { storage, ...providers } = ports;
   const tempDir = transcriptionTempDir(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
   const measured = measuredProviders(providers);

@@ -2,15 +2,14 @@ import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { RetentionTask } from '../platform/retention.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
-import { audioRetentionTask } from './audio/audio-retention.ts';
-import { configuredStorage } from './audio/configured-storage.ts';
+import { audioRetentionTask } from './recording/audio-retention.ts';
 import { erasureLogRetentionTask } from './erasure/erasure-log-retention.ts';
 import { webhookRetentionTask } from './webhooks/webhook-retention.ts';
 
 /**
  * The Notes tree's retention tasks (docs/privacy.md, "How long"), run by src/retention.ts. The
- * audio task opens the configured storage itself: the CLI runs it without the Notes module.
+ * audio task is given the configured storage: the CLI runs it without the Notes module.
  */
-export function notesRetentionTasks(config: Config, db: Db, storage: AudioStorage = configuredStorage(config)): RetentionTask[] {
+export function notesRetentionTasks(config: Config, db: Db, storage: AudioStorage): RetentionTask[] {
   return [webhookRetentionTask(db, config.WEBHOOK_RETENTION_DAYS), audioRetentionTask(db, storage), erasureLogRetentionTask(db)];
 }

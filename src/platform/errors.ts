@@ -45,7 +45,7 @@ export const ERROR_STATUS = {
   TEMPLATE_EXISTS: 409,
   TEMPLATE_BUILTIN: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
-  // the clinical record (notes/record/, notes/audio/)
+  // the clinical record (notes/record/, notes/recording/)
   NOTE_SIGNED: 409,
   NOTE_NOT_SIGNED: 409,
   REVIEW_FLAGS_OPEN: 409,
@@ -56,7 +56,7 @@ export const ERROR_STATUS = {
   CAPTURE_CLOSED: 409,
   PARTS_MISSING: 409,
   PARTS_UNEXPECTED: 409,
-  // erasure and retention (notes/erasure/, notes/audio/audio-retention.ts)
+  // erasure and retention (notes/erasure/, notes/recording/audio-retention.ts)
   REASON_REQUIRED: 422,
   AUDIO_EXPIRED: 410,
   WEBHOOK_NOT_FOUND: 404,

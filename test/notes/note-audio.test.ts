@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRange } from '../../src/notes/audio/byte-range.ts';
+import { readRange } from '../../src/notes/recording/byte-range.ts';
 import { findNote } from '../../src/notes/store/notes.repo.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';

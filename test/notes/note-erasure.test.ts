@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { transcriptionTempDir } from '../../src/notes/audio/configured-storage.ts';
+import { transcriptionTempDir } from '../../src/notes/processing/temp-dir.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { dumpDatabase } from '../helpers/dump.ts';

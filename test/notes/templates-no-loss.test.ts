@@ -10,7 +10,8 @@ import { writeSections } from '../../src/notes/processing/write-sections.ts';
 import { PADRAO, SOAP } from '../../src/notes/templates/builtin-templates.ts';
 import { BASE_SECTIONS, type TemplateSection } from '../../src/providers/drafting/port.ts';
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
-import { assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
+import { assignSentences } from '../../src/models/sectioner/sectioner.ts';
+import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 import { loadWholeCorpus, transcriptText } from '../providers/corpus/corpus.ts';
 
 const corpus = loadWholeCorpus().map(transcriptText);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type AppInstance, buildApp } from '../../src/app.ts';
 import { CRM_KEY_INVALIDATION } from '../../src/flow/keys/key-cache.ts';
-import { NOTES_KEY_INVALIDATION } from '../../src/notes/keys/api-key.ts';
+import { NOTES_KEY_INVALIDATION } from '../../src/notes/auth/api-key.ts';
 import { type Database, openPostgres } from '../../src/platform/db/client.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createSecondApp, createTestApp, eventually } from '../helpers/app.ts';

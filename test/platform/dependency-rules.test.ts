@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +46,45 @@ describe('npm run check:deps', () => {
   it.each([
     ['platform-imports-nothing-above', { 'platform/db/client.ts': 'notes/store/notes.repo.ts', 'notes/store/notes.repo.ts': null }],
     ['platform-imports-nothing-above', { 'platform/jobs.ts': 'providers/storage/port.ts', 'providers/storage/port.ts': null }],
-    ['providers-import-platform-only', { 'providers/storage/local.ts': 'flow/contacts/phone.ts', 'flow/contacts/phone.ts': null }],
+    ['providers-import-lower-floors-only', { 'providers/storage/local.ts': 'flow/contacts/phone.ts', 'flow/contacts/phone.ts': null }],
+    ['platform-imports-nothing-above', { 'platform/jobs.ts': 'audio/split.ts', 'audio/split.ts': null }],
+    ['audio-imports-platform-only', { 'audio/split.ts': 'providers/transcription/port.ts', 'providers/transcription/port.ts': null }],
+    [
+      'language-imports-platform-only',
+      { 'language/sentences.ts': 'models/sectioner/vocabulary.ts', 'models/sectioner/vocabulary.ts': null },
+    ],
+    [
+      'models-import-language-and-platform-only',
+      { 'models/sectioner/sectioner.ts': 'providers/sectioning/port.ts', 'providers/sectioning/port.ts': null },
+    ],
+    // A Notes module importing an adapter past its port, or the model past its adapter.
+    ['api-trees-use-providers-through-ports', { 'notes/live/live.service.ts': 'providers/storage/s3.ts', 'providers/storage/s3.ts': null }],
+    [
+      'api-trees-use-providers-through-ports',
+      { 'flow/surveys/survey-message.job.ts': 'providers/adapters.ts', 'providers/adapters.ts': null },
+    ],
+    [
+      'api-trees-do-not-import-models',
+      { 'notes/processing/write-sections.ts': 'models/sectioner/sectioner.ts', 'models/sectioner/sectioner.ts': null },
+    ],
+    // Inside a feature: routes → services → repos.
+    [
+      'repos-import-no-service-or-route',
+      { 'notes/webhooks/endpoints.repo.ts': 'notes/webhooks/webhooks.service.ts', 'notes/webhooks/webhooks.service.ts': null },
+    ],
+    [
+      'services-import-no-route',
+      { 'notes/webhooks/webhooks.service.ts': 'notes/webhooks/webhooks.routes.ts', 'notes/webhooks/webhooks.routes.ts': null },
+    ],
+    // Between features: a feature importing a later one (upload is above processing), or a neighbour on its floor.
+    [
+      'notes-feature-processing-imports-lower-floors-only',
+      { 'notes/processing/transcribe.job.ts': 'notes/upload/create-note.service.ts', 'notes/upload/create-note.service.ts': null },
+    ],
+    [
+      'notes-feature-history-imports-lower-floors-only',
+      { 'notes/history/history.service.ts': 'notes/templates/find-template.ts', 'notes/templates/find-template.ts': null },
+    ],
     ['notes-does-not-import-flow', { 'notes/upload/upload.routes.ts': 'flow/contacts/phone.ts', 'flow/contacts/phone.ts': null }],
     ['flow-does-not-import-notes', { 'flow/surveys/surveys.service.ts': 'notes/store/notes.repo.ts', 'notes/store/notes.repo.ts': null }],
     ['api-trees-do-not-import-composition-roots', { 'notes/notes.module.ts': 'app.ts', 'app.ts': null }],
@@ -72,6 +111,20 @@ describe('npm run check:deps', () => {
       }),
     );
     expect(result).toMatchObject({ failed: false });
+  });
+
+  it('puts every feature folder of each tree on a floor', async () => {
+    const require = createRequire(import.meta.url);
+    const { forbidden } = require(path.join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: { name: string }[] };
+    for (const tree of ['notes', 'flow']) {
+      const features = readdirSync(path.join(ROOT, 'src', tree), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+      for (const feature of features) {
+        expect(
+          forbidden.map((rule) => rule.name),
+          `src/${tree}/${feature.name}/ has no floor in FEATURE_FLOORS`,
+        ).toContain(`${tree}-feature-${feature.name}-imports-lower-floors-only`);
+      }
+    }
   });
 
   it('passes on the source tree', async () => {

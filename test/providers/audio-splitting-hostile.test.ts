@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AudioSplitError, openSplitter } from '../../src/providers/transcription/chunks/split.ts';
+import { AudioSplitError, openSplitter } from '../../src/audio/split.ts';
 import type { AudioFormat } from '../../src/providers/transcription/port.ts';
 import { hostileAac, hostileM4a, hostileMp3, hostileWav, wavWithDataSize } from './hostile-audio.ts';
 import { hearSeconds } from './tone-audio.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSplitter } from '../../src/providers/transcription/chunks/split.ts';
+import { openSplitter } from '../../src/audio/split.ts';
 import { hearSeconds, type ToneFormat, toneFile } from './tone-audio.ts';
 
 // The splitter alone, on tone audio whose second k says "k": each chunk must hold the seconds of

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ChainSequence, trainChain } from '../../src/providers/sectioning/chain-training.ts';
-import { decode } from '../../src/providers/sectioning/decoder.ts';
-import { mulberry32 } from '../../src/providers/sectioning/training.ts';
+import { type ChainSequence, trainChain } from '../../src/models/sectioner/training/chain-training.ts';
+import { decode } from '../../src/models/sectioner/decoder.ts';
+import { mulberry32 } from '../../src/models/sectioner/training/training.ts';
 
 const options = { epochs: 30, learningRate: 0.3, l2: 1e-4, random: mulberry32(1) };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ChunkRange, planChunks } from '../../src/providers/transcription/chunks/plan.ts';
-import { type ChunkTranscript, joinTexts, stitch } from '../../src/providers/transcription/chunks/stitch.ts';
+import { type ChunkRange, planChunks } from '../../src/audio/chunk-plan.ts';
+import { type ChunkTranscript, joinTexts, stitch } from '../../src/audio/stitch.ts';
 import type { TranscriptSegment } from '../../src/providers/transcription/port.ts';
 
 const limits = { maxBytes: 26_000_000, maxSeconds: 1300, overlapSeconds: 4, concurrency: 6 };

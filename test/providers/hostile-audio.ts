@@ -4,7 +4,7 @@
 // it as audio and the splitter is asked to cut it. Built from scratch here, so the test states
 // exactly which field lies.
 
-import { box, fullBox, u32 } from '../../src/providers/transcription/chunks/mp4-boxes.ts';
+import { box, fullBox, u32 } from '../../src/audio/mp4-boxes.ts';
 import { fixture } from '../helpers/uploads.ts';
 
 // --- MP4 ---

@@ -4,8 +4,8 @@
 // (Words ending in ":" are left to the run-on test: mid-text "exame físico:" rightly starts a new sentence.)
 
 import { describe, expect, it } from 'vitest';
-import { assignSentences, buildSections } from '../../src/providers/sectioning/rules.ts';
-import { mulberry32 as prng } from '../../src/providers/sectioning/training.ts';
+import { assignSentences, buildSections } from '../../src/models/sectioner/sectioner.ts';
+import { mulberry32 as prng } from '../../src/models/sectioner/training/training.ts';
 
 const HEADINGS = [
   'Anamnese',

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SectionModel } from '../../src/providers/sectioning/model.ts';
+import type { SectionModel } from '../../src/models/sectioner/model.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
-import { analyseSentences, assignSentences, createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
+import { analyseSentences, assignSentences } from '../../src/models/sectioner/sectioner.ts';
+import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 import { isPunctuated, loadCorpus, scoreCorpus } from './corpus/corpus.ts';
 import { currentFingerprint, FINGERPRINT_URL, TUNED_MODEL_URL } from './corpus/model-fingerprint.ts';
 
@@ -180,7 +181,7 @@ describe('rules sectioner behaviour', () => {
   });
 
   it("reads speaker labels as features: roles, and a diarizing server's changes of speaker for every sentence of a turn", () => {
-    const model = JSON.parse(readFileSync(new URL('../../src/providers/sectioning/model.json', import.meta.url), 'utf8'));
+    const model = JSON.parse(readFileSync(new URL('../../src/models/sectioner/model.json', import.meta.url), 'utf8'));
     const diarized = analyseSentences('A: Bom dia. Ele tá vomitando desde ontem.\nB: Vamos examinar.', model.boundary);
     expect(diarized.map((s) => s.features.filter((f) => f.startsWith('sp:')))).toEqual([[], ['sp:same'], ['sp:change']]);
     const roles = analyseSentences('Tutora: Ele não come. Vet: Vou examinar.', model.boundary);

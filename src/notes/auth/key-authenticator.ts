@@ -1,9 +1,9 @@
 import type { CacheInvalidation } from '../../platform/db/cache-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { NotesCaller } from '../callers.ts';
-import { hashNotesKey, NOTES_KEY_INVALIDATION, NOTES_KEY_PATTERN, type Permission } from '../keys/api-key.ts';
-import { prepareFindKeyByHash } from '../keys/keys.repo.ts';
+import type { NotesCaller, Permission } from '../callers.ts';
+import { hashNotesKey, NOTES_KEY_INVALIDATION, NOTES_KEY_PATTERN } from './api-key.ts';
+import { prepareFindKeyByHash } from './key-lookup.repo.ts';
 
 interface CachedKey {
   caller: NotesCaller | null;

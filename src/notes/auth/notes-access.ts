@@ -4,8 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
 import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import type { NotesCaller } from '../callers.ts';
-import type { Permission } from '../keys/api-key.ts';
+import type { NotesCaller, Permission } from '../callers.ts';
 import type { KeyAuthenticator } from './key-authenticator.ts';
 
 // Every /notes/v1 route declares `config.access`: the permission its key needs, or `'public'` (no key at all).

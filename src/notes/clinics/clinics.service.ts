@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
-import { generateNotesKey, ROLE_PERMISSIONS, type Role } from '../keys/api-key.ts';
+import { generateNotesKey } from '../auth/api-key.ts';
+import { ROLE_PERMISSIONS, type Role } from '../callers.ts';
 import { insertKey } from '../keys/keys.repo.ts';
 import { findClinic, insertClinic } from './clinics.repo.ts';
 

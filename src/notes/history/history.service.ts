@@ -2,8 +2,8 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
-import { findNoteOwner } from '../record/record.repo.ts';
 import { ownNote } from '../store/own-note.ts';
+import { findNoteOwner } from '../store/record.repo.ts';
 import { historyOf } from './history.repo.ts';
 
 /** A note's history as the API shows it, oldest first. */

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, desc, eq, isNull, sql } from '../../platform/db/drizzle.ts';
 import { notesApiKeys } from '../../platform/db/schema/index.ts';
-import type { Permission, Role } from './api-key.ts';
+import type { Permission, Role } from '../callers.ts';
 
 export type NotesApiKeyRow = typeof notesApiKeys.$inferSelect;
 
@@ -38,21 +38,4 @@ export async function revokeKey(id: string, db: Db): Promise<NotesApiKeyRow | un
     .set({ revokedAt: sql`now()` })
     .where(and(eq(notesApiKeys.id, id), isNull(notesApiKeys.revokedAt)));
   return findKeyById(id, db);
-}
-
-/** The authentication lookup: by hash, prepared once per database (the hot path). */
-export function prepareFindKeyByHash(db: Db) {
-  return db
-    .select({
-      id: notesApiKeys.id,
-      clinicId: notesApiKeys.clinicId,
-      role: notesApiKeys.role,
-      permissions: notesApiKeys.permissions,
-      expiresAt: notesApiKeys.expiresAt,
-      revokedAt: notesApiKeys.revokedAt,
-      disabledAt: notesApiKeys.disabledAt,
-    })
-    .from(notesApiKeys)
-    .where(eq(notesApiKeys.keyHash, sql.placeholder('hash')))
-    .prepare('notes_key_by_hash');
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
-import { PERMISSIONS, ROLES } from './api-key.ts';
+import { PERMISSIONS, ROLES } from '../callers.ts';
 
 const DaySchema = z.iso.date().meta({ example: '2026-11-01', description: 'UTC day, YYYY-MM-DD' });
 

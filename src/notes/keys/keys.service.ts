@@ -4,17 +4,9 @@ import { announceInvalidation } from '../../platform/db/announce-invalidation.ts
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
+import { generateNotesKey, NOTES_KEY_INVALIDATION, smallestRoleFor } from '../auth/api-key.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
-import type { NotesCaller } from '../callers.ts';
-import {
-  generateNotesKey,
-  NOTES_KEY_INVALIDATION,
-  type Permission,
-  ROLE_PERMISSIONS,
-  ROLES,
-  type Role,
-  smallestRoleFor,
-} from './api-key.ts';
+import { type NotesCaller, type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../callers.ts';
 import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
 import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
 import { usageOfKey } from './usage.repo.ts';

@@ -4,10 +4,10 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
+import { AudioJoinMismatch, joinAudio } from '../../audio/join.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import { AudioJoinMismatch, joinAudio } from '../../providers/transcription/chunks/join.ts';
 import { findNote } from '../store/notes.repo.ts';
 import { partsOf, setJoinedRecording } from './parts.repo.ts';
 

@@ -8,11 +8,11 @@
 // The cost is the overlap heard twice inside a part (one more TRANSCRIPTION_CHUNK_OVERLAP_SECONDS
 // per piece) and one more request's fixed cost per piece.
 
+import type { ChunkRange, RequestLimits } from '../../audio/chunk-plan.ts';
+import { openSplitter } from '../../audio/split.ts';
+import { type ChunkTranscript, stitch } from '../../audio/stitch.ts';
 import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { ChunkRange, RequestLimits } from '../../providers/transcription/chunks/plan.ts';
-import { openSplitter } from '../../providers/transcription/chunks/split.ts';
-import { type ChunkTranscript, stitch } from '../../providers/transcription/chunks/stitch.ts';
 import type { TranscriptionInput } from '../../providers/transcription/port.ts';
 import {
   type ChunkedTranscriptionDeps,

@@ -11,15 +11,15 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type ChunkRange, clock, type RequestLimits } from '../../audio/chunk-plan.ts';
+import { AudioJoinMismatch, joinAudio } from '../../audio/join.ts';
+import { joinTexts, segmentsText, stitch } from '../../audio/stitch.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import { AudioJoinMismatch, joinAudio } from '../../providers/transcription/chunks/join.ts';
-import { type ChunkRange, clock, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
-import { joinTexts, segmentsText, stitch } from '../../providers/transcription/chunks/stitch.ts';
 import {
   AUDIO_CONTENT_TYPES,
   type Transcript,

@@ -9,15 +9,15 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type ChunkRange, clock, planChunks, type RequestLimits } from '../../audio/chunk-plan.ts';
+import { AudioSplitError, type AudioSplitter, openSplitter } from '../../audio/split.ts';
+import { type ChunkTranscript, stitch } from '../../audio/stitch.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { transcriptionChunks } from '../../platform/metrics/notes.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import { type ChunkRange, clock, planChunks, type RequestLimits } from '../../providers/transcription/chunks/plan.ts';
-import { AudioSplitError, type AudioSplitter, openSplitter } from '../../providers/transcription/chunks/split.ts';
-import { type ChunkTranscript, stitch } from '../../providers/transcription/chunks/stitch.ts';
 import {
   AUDIO_CONTENT_TYPES,
   type Transcript,

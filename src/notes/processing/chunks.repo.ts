@@ -1,7 +1,7 @@
+import type { ChunkRange } from '../../audio/chunk-plan.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
 import { noteTranscriptChunks, type StoredChunkTranscript } from '../../platform/db/schema/index.ts';
-import type { ChunkRange } from '../../providers/transcription/chunks/plan.ts';
 
 /**
  * Records `plan` as the note's chunks and returns the transcripts already received for it. A plan

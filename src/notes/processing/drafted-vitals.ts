@@ -5,8 +5,8 @@
 // transcript (a recheck, a misheard line, another animal); the vet decides. A drafted vital of a
 // code the transcript's extraction did not find is left to that grounding.
 
+import { splitSentences } from '../../language/sentences.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
-import { splitSentences } from '../../providers/sectioning/sentences.ts';
 import { findVitals } from '../vitals/extract.ts';
 import type { UnflaggedVital } from '../vitals/note-vitals.ts';
 import type { WrittenNote } from './write-sections.ts';

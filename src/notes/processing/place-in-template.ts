@@ -4,9 +4,9 @@
 // every sentence lands exactly once. A section that gathers one label keeps the sectioner's text as
 // it is; one that gathers several interleaves their text by where it was said.
 
+import { fold } from '../../language/fold.ts';
 import type { TemplateSection } from '../../providers/drafting/port.ts';
 import type { Section } from '../../providers/sectioning/port.ts';
-import { fold } from '../../providers/sectioning/sentences.ts';
 
 export interface PlacedSection {
   label: string;

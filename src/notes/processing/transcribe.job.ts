@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RequestLimits } from '../../audio/chunk-plan.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { defineJob } from '../../platform/jobs.ts';
@@ -9,7 +10,6 @@ import type { Drafter, TemplateSection } from '../../providers/drafting/port.ts'
 import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import type { RequestLimits } from '../../providers/transcription/chunks/plan.ts';
 import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';

@@ -2,8 +2,8 @@
 // so a timed segment belongs to every section that contains one of its sentences word for word.
 // Headings the sectioner dropped ("Anamnese:") are dropped here too before comparing.
 
+import { splitSentences } from '../../language/sentences.ts';
 import type { TimeRange } from '../../providers/drafting/port.ts';
-import { splitSentences } from '../../providers/sectioning/sentences.ts';
 
 // Shorter pieces ("Ok.", "Sim.") appear in too many places to say where a segment went.
 const MIN_PIECE_LENGTH = 8;

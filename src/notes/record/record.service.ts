@@ -5,12 +5,10 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { updateSection } from '../sections/sections.repo.ts';
+import { refuseSigned } from '../store/locked.ts';
 import { toNoteBody } from '../store/note-view.ts';
 import { prepareNoteWithSections, sectionsOf } from '../store/notes.repo.ts';
 import { ownNote } from '../store/own-note.ts';
-import type { NoteEvents } from '../webhooks/note-events.ts';
-import { contentSha256 } from './content-hash.ts';
-import { refuseSigned } from './locked.ts';
 import {
   amendmentsOf,
   findNoteOwner,
@@ -21,9 +19,11 @@ import {
   lockNoteRecord,
   lockSectionOfNote,
   setRecordStatus,
-} from './record.repo.ts';
+} from '../store/record.repo.ts';
+import { toAmendmentBody } from '../store/record.view.ts';
+import type { NoteEvents } from '../webhooks/note-events.ts';
+import { contentSha256 } from './content-hash.ts';
 import type { AmendInput, SignInput } from './record.schemas.ts';
-import { toAmendmentBody } from './record.view.ts';
 
 export interface RecordDeps {
   db: Db;

@@ -4,15 +4,15 @@ import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import { audioExpired } from '../audio/audio.service.ts';
+import { audioExpired } from '../recording/audio.service.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
-import { refuseSigned } from '../record/locked.ts';
-import { lockNoteRecord } from '../record/record.repo.ts';
+import { refuseSigned } from '../store/locked.ts';
 import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
+import { lockNoteRecord } from '../store/record.repo.ts';
 import { recordRetry, retriesOf } from './retry.repo.ts';
 
 export interface RetryDeps {

@@ -3,10 +3,10 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
-import { refuseSigned } from '../record/locked.ts';
-import { lockNoteRecord, noteOfSection } from '../record/record.repo.ts';
+import { refuseSigned } from '../store/locked.ts';
 import { toSectionBody } from '../store/note-view.ts';
 import type { SectionRow } from '../store/notes.repo.ts';
+import { lockNoteRecord, noteOfSection } from '../store/record.repo.ts';
 import { reextractEditedVitals } from '../vitals/section-edit.ts';
 import { insertSectionVersion, lockSectionWithClinic, updateSection } from './sections.repo.ts';
 

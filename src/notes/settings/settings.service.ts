@@ -3,9 +3,9 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { lockClinic } from '../store/notes.repo.ts';
+import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from '../store/settings.repo.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
-import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from './settings.repo.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
 
 export interface SettingsDeps {

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredTemplate } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
-import { findSettings } from '../settings/settings.repo.ts';
+import { findSettings } from '../store/settings.repo.ts';
 import { PADRAO, snapshotOf } from './builtin-templates.ts';
 import { findTemplateBySlug } from './find-template.ts';
 

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from '../../audio/format.ts';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -15,7 +16,6 @@ import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { insertNote } from '../store/notes.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
-import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from './audio-format.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
 import { parseUploadMetadata } from './upload-metadata.ts';
 

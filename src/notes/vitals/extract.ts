@@ -4,6 +4,7 @@
 // implausible for the vital, or followed by another unit (days, mg, tablets), is not that vital:
 // doses, ages, prices and lab values never become vitals. No language model, no database.
 
+import { type ReadNumber, readNumber, type SpokenFraction } from '../../language/spoken-numbers.ts';
 import type { Comparator, MucousMembranes, VitalCode } from '../store/vitals.schemas.ts';
 import {
   COMPARATOR_PHRASES,
@@ -20,7 +21,6 @@ import {
   UNITS,
 } from './cues.ts';
 import { mucousAt } from './mucous-membranes.ts';
-import { type ReadNumber, readNumber, type SpokenFraction } from './numbers.ts';
 import { speciesAt } from './species.ts';
 import { tokenize } from './tokens.ts';
 

@@ -2,7 +2,7 @@
 // folded (lower case, no accents) for matching, each with its place in the original text so a vital
 // can quote the words it was read from. Punctuation is dropped: speech-to-text punctuates at random.
 
-import { fold } from '../../providers/drafting/grounding/tokens.ts';
+import { fold } from '../../language/tokens.ts';
 
 export interface Token {
   word: string;

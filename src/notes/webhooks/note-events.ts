@@ -1,9 +1,9 @@
 import type { Db } from '../../platform/db/client.ts';
-import type { AmendmentRow } from '../record/record.repo.ts';
-import { findSignature } from '../record/record.repo.ts';
-import { toAmendmentBody } from '../record/record.view.ts';
 import { toNoteBody, withBaseUrl } from '../store/note-view.ts';
 import { findNote, renderedNote, sectionsOf } from '../store/notes.repo.ts';
+import type { AmendmentRow } from '../store/record.repo.ts';
+import { findSignature } from '../store/record.repo.ts';
+import { toAmendmentBody } from '../store/record.view.ts';
 import type { Outbox } from './outbox.ts';
 
 /** What processing (and the record) call inside the transaction that changes a note. */

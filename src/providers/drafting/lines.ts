@@ -2,7 +2,7 @@
 // lines are the provider's timed segments; a transcript without segments is cut into its sentences
 // (which have no times, so their evidence is empty).
 
-import { splitSentences } from '../sectioning/sentences.ts';
+import { splitSentences } from '../../language/sentences.ts';
 import type { DraftingInput, TimeRange } from './port.ts';
 
 export interface NumberedLine {

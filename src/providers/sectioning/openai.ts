@@ -4,10 +4,10 @@
 // or not), as for the transcriber.
 
 import { z } from 'zod';
+import { fold } from '../../language/fold.ts';
 import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, statusError } from '../http.ts';
 import { SECTIONS_JSON_SCHEMA, SYSTEM_PROMPT } from './openai-prompt.ts';
 import { SECTION_LABELS, SECTION_TITLES, type Section, type Sectioner, type SectioningInput, type SectionLabel } from './port.ts';
-import { fold } from './sentences.ts';
 
 export interface OpenAiSectionerOptions {
   /** Ends in `/v1`, as in the OpenAI SDKs. */

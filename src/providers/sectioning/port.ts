@@ -1,22 +1,8 @@
 // Turning a transcript into the note's sections, behind one small interface.
 
-export const SECTION_LABELS = ['anamnesis', 'physical_exam', 'diagnosis', 'treatment', 'observations', 'follow_up'] as const;
-export type SectionLabel = (typeof SECTION_LABELS)[number];
+import type { Section } from '../../language/sections.ts';
 
-export const SECTION_TITLES: Record<SectionLabel, string> = {
-  anamnesis: 'Anamnese',
-  physical_exam: 'Exame Físico',
-  diagnosis: 'Diagnóstico',
-  treatment: 'Tratamento',
-  observations: 'Observações',
-  follow_up: 'Seguimento',
-};
-
-export interface Section {
-  label: SectionLabel;
-  title: string;
-  content: string;
-}
+export { SECTION_LABELS, SECTION_TITLES, type Section, type SectionLabel } from '../../language/sections.ts';
 
 export interface SectioningInput {
   text: string;

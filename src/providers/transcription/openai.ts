@@ -3,10 +3,10 @@
 // loaded whole into memory.
 
 import { z } from 'zod';
+import type { RequestLimits } from '../../audio/chunk-plan.ts';
+import { segmentsText } from '../../audio/stitch.ts';
 import { authorization, endpoint, errorCodes, type ProviderResponse, redact, send, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
-import type { RequestLimits } from './chunks/plan.ts';
-import { segmentsText } from './chunks/stitch.ts';
 import { postFile } from './file-upload.ts';
 import { AudioReadError, multipartBody, multipartEnvelope } from './multipart.ts';
 import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';

@@ -1,26 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { RequestLimits } from './chunks/plan.ts';
+import type { RequestLimits } from '../../audio/chunk-plan.ts';
+import type { AudioFormat } from '../../audio/format.ts';
+import type { TranscriptSegment } from '../../audio/stitch.ts';
 
 // Speech-to-text behind one small interface. Providers know nothing of notes, tables or routes.
 
-export type AudioFormat = 'mp3' | 'wav' | 'm4a' | 'aac';
-
-/** The media type each format is sent (to a speech-to-text server) and served as. */
-export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  m4a: 'audio/mp4',
-  aac: 'audio/aac',
-};
-
-export interface TranscriptSegment {
-  /** Seconds from the start of the audio. */
-  start: number;
-  end: number;
-  text: string;
-  /** The server's speaker label (diarization), e.g. `A`; absent when it gives none. */
-  speaker?: string;
-}
+export { AUDIO_CONTENT_TYPES, type AudioFormat } from '../../audio/format.ts';
+export type { TranscriptSegment } from '../../audio/stitch.ts';
 
 export interface Transcript {
   /** The whole transcript as plain text. */

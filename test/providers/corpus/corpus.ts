@@ -4,8 +4,8 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
-import { splitSentences } from '../../../src/providers/sectioning/sentences.ts';
-import { type LabelledTranscript, majorityLabel } from '../../../src/providers/sectioning/training.ts';
+import { splitSentences } from '../../../src/language/sentences.ts';
+import { type LabelledTranscript, majorityLabel } from '../../../src/models/sectioner/training/training.ts';
 
 export interface CorpusTranscript {
   id: string;

@@ -17,7 +17,7 @@ export const clinicSettings = pgTable('clinic_settings', {
     .notNull()
     .default(sql`'{}'::jsonb`),
   /**
-   * Days after a note completes that its recording is deleted (audio retention, notes/audio/
+   * Days after a note completes that its recording is deleted (audio retention, notes/recording/
    * audio-retention.ts); 0 = at the first retention run after completion; null = kept.
    */
   audioRetentionDays: integer('audio_retention_days'),

@@ -31,7 +31,7 @@ export const notes = pgTable(
     audioSha256: text('audio_sha256').notNull(),
     audioDurationSeconds: real('audio_duration_seconds').notNull(),
     /**
-     * When the recording was deleted from storage by the clinic's audio retention (notes/audio/
+     * When the recording was deleted from storage by the clinic's audio retention (notes/recording/
      * audio-retention.ts); the note, its transcript and sections stay. Null while it is kept.
      */
     audioDeletedAt: timestamp('audio_deleted_at', { withTimezone: true }),

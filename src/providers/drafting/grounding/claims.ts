@@ -1,10 +1,10 @@
 // What a drafted sentence asserts that must have been said (numbers, units, frequencies, drugs,
 // sides), and everything a stretch of transcript did say, both in the same normalised keys.
 
+import { numberKey, quantityAt } from '../../../language/numbers.ts';
+import { type Token, tokenize } from '../../../language/tokens.ts';
 import { frequenciesIn } from './frequencies.ts';
 import { isDrug, sideOf, stem } from './lexicon.ts';
-import { numberKey, quantityAt } from './numbers.ts';
-import { type Token, tokenize } from './tokens.ts';
 import { impliedUnit, isSymbolUnit, unitOf } from './units.ts';
 
 export type ClaimKind = 'number' | 'unit' | 'frequency' | 'drug' | 'side';

@@ -1,8 +1,8 @@
 // Dosing frequencies, all read as "every N hours": "de doze em doze horas", "a cada 12 h",
 // "12/12 h", "q12h", "duas vezes ao dia", "BID", "a cada dois dias" (48 h).
 
-import { numberKey, quantityAt } from './numbers.ts';
-import type { Token } from './tokens.ts';
+import { numberKey, quantityAt } from '../../../language/numbers.ts';
+import type { Token } from '../../../language/tokens.ts';
 
 export interface Frequency {
   first: number;

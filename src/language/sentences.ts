@@ -1,7 +1,8 @@
 // Sentence splitting for pt-BR transcripts. Every non-space character of the input ends up in
 // exactly one sentence, which is what lets the sectioner promise "no sentence lost or duplicated".
 
-import { DELIMITED_HEADING_ANYWHERE, HEADING_IN_RUN, SPEAKER_LABEL_ANYWHERE } from './vocabulary.ts';
+import { fold } from './fold.ts';
+import { DELIMITED_HEADING_ANYWHERE, HEADING_IN_RUN, SPEAKER_LABEL_ANYWHERE } from './headings.ts';
 
 export interface SentenceSpan {
   /** Index of the first character in the source text. */
@@ -11,20 +12,6 @@ export interface SentenceSpan {
   text: string;
   /** Whether a line break separates this sentence from the one before (kept when re-joining). */
   afterLineBreak: boolean;
-}
-
-/**
- * Lower-cases and removes accents without changing the length, so a match in the folded text has
- * the same indices in the original ("Diagnóstico" → "diagnostico").
- */
-export function fold(text: string): string {
-  let folded = '';
-  for (const char of text) {
-    const bare = char.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-    // Characters outside the BMP or that fold to two characters are kept as they are.
-    folded += bare.length === char.length ? bare : char;
-  }
-  return folded;
 }
 
 // A period after these words is not the end of a sentence ("Dr. Paulo:", "Obs. animal agitado").

@@ -8,8 +8,17 @@
 // Without segments (servers that only answer `json`), the texts are joined by dropping from the
 // later chunk the longest run of words that repeats the end of the earlier one.
 
-import type { TranscriptSegment } from '../port.ts';
-import { type ChunkRange, cutAfter } from './plan.ts';
+import { type ChunkRange, cutAfter } from './chunk-plan.ts';
+
+/** A timed piece of a transcript, as speech-to-text servers return them. */
+export interface TranscriptSegment {
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  text: string;
+  /** The server's speaker label (diarization), e.g. `A`; absent when it gives none. */
+  speaker?: string;
+}
 
 /** What one chunk's request returned, its segment times relative to the chunk's own start. */
 export interface ChunkTranscript {

@@ -1,7 +1,7 @@
 // Words and numbers of a pt-BR sentence, folded (lower case, no accents) for matching but kept
 // with their place in the original text so a flag can quote what the model actually wrote.
 
-import { fold as foldSentence } from '../../sectioning/sentences.ts';
+import { fold as foldSentence } from './fold.ts';
 
 export interface Token {
   /** Folded: "Diagnóstico" → "diagnostico", "ºC" → "°c". */

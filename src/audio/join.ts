@@ -7,8 +7,8 @@
 // AudioJoinMismatch says so, and the caller does without.
 
 import { type FileHandle, open } from 'node:fs/promises';
-import type { AudioFormat } from '../port.ts';
 import { AudioSplitError, copyRange, FileWindow, IO_BUFFER_BYTES, writeAll } from './file-io.ts';
+import type { AudioFormat } from './format.ts';
 import { type FrameSource, openFrameSource, xingFrame } from './frames.ts';
 import { FTYP, readMoov, sampleAt, samplesMoov } from './mp4.ts';
 import { u32 } from './mp4-boxes.ts';

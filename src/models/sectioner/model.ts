@@ -3,8 +3,8 @@
 // of section at a guessed cut. Learned from the labelled corpus (`npm run train:sectioner`) and
 // shipped as JSON; this file only reads and applies them.
 
+import { SECTION_LABELS, type SectionLabel } from '../../language/sections.ts';
 import type { BoundaryModel } from './boundaries.ts';
-import { SECTION_LABELS, type SectionLabel } from './port.ts';
 
 export interface SectionModel {
   /** Label order of every weight vector. */

@@ -1,4 +1,15 @@
-import type { AudioFormat } from '../../providers/transcription/port.ts';
+// Audio formats: the four vetflow accepts, told apart by their first bytes, their media types, and how
+// long a file plays.
+
+export type AudioFormat = 'mp3' | 'wav' | 'm4a' | 'aac';
+
+/** The media type each format is sent (to a speech-to-text server) and served as. */
+export const AUDIO_CONTENT_TYPES: Record<AudioFormat, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+};
 
 export const ACCEPTED_FORMATS: readonly AudioFormat[] = ['mp3', 'wav', 'm4a', 'aac'];
 

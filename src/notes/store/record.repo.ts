@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, desc, eq, sql } from '../../platform/db/drizzle.ts';
 import { noteAmendments, noteSections, noteSignatures, notes } from '../../platform/db/schema/index.ts';
-import type { SectionRow } from '../store/notes.repo.ts';
+import type { SectionRow } from './notes.repo.ts';
 
 export type SignatureRow = typeof noteSignatures.$inferSelect;
 export type AmendmentRow = typeof noteAmendments.$inferSelect;

@@ -5,12 +5,13 @@
 // and a seeded shuffle, so the committed model is reproducible with `npm run train:sectioner`;
 // tests train on one part of the corpus and score another with it.
 
-import { type BoundaryModel, CUT_BANDS, cutBand, gapFeatures, runWords } from './boundaries.ts';
+import { fold } from '../../../language/fold.ts';
+import { SECTION_LABELS, type SectionLabel } from '../../../language/sections.ts';
+import { splitSentences } from '../../../language/sentences.ts';
+import { type BoundaryModel, CUT_BANDS, cutBand, gapFeatures, runWords } from '../boundaries.ts';
+import { logSoftmax, type SectionModel } from '../model.ts';
+import { analyseSentences } from '../sectioner.ts';
 import { trainChain } from './chain-training.ts';
-import { logSoftmax, type SectionModel } from './model.ts';
-import { SECTION_LABELS, type SectionLabel } from './port.ts';
-import { analyseSentences } from './rules.ts';
-import { fold, splitSentences } from './sentences.ts';
 import { adagradStep, shuffle, vectorOf } from './sgd.ts';
 
 /** A transcript and the labelled sentences it is made of (character offsets into `text`). */

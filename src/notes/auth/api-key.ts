@@ -1,21 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../callers.ts';
 
 // Notes API keys: `vnk_` + 32 lowercase hex characters (36 in all), from 16 random bytes.
 
 export const NOTES_KEY_PATTERN = /^vnk_[0-9a-f]{32}$/;
 const PREFIX_LENGTH = 8;
-
-export const ROLES = ['administrator', 'editor', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
-
-export const PERMISSIONS = ['notes:read', 'notes:write', 'keys:manage'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
-export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  viewer: ['notes:read'],
-  editor: ['notes:read', 'notes:write'],
-  administrator: ['notes:read', 'notes:write', 'keys:manage'],
-};
 
 /** The least role whose permissions cover `permissions`. */
 export function smallestRoleFor(permissions: readonly Permission[]): Role {

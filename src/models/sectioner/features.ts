@@ -5,7 +5,7 @@
 
 import { createRequire } from 'node:module';
 import type snowballStemmers from 'snowball-stemmers';
-import { SECTION_LABELS } from './port.ts';
+import { SECTION_LABELS } from '../../language/sections.ts';
 import { CUES } from './vocabulary.ts';
 
 // Loaded on the first word stemmed, not at import: one 850 kB file of every language's stemmer

@@ -5,7 +5,7 @@
 // word tables and the digits after a spoken comma are the drafting grounding's (one pt-BR number
 // reader in the code base).
 
-import { decimalDigits, digitValues, isDigits, wordInteger } from '../../providers/drafting/grounding/numbers.ts';
+import { decimalDigits, digitValues, isDigits, wordInteger } from './numbers.ts';
 
 export interface ReadNumber {
   value: number;

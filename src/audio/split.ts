@@ -5,8 +5,8 @@
 // mp4.ts); only MP4 layouts that reader leaves alone go through mediabunny.
 
 import type * as Mediabunny from 'mediabunny';
-import type { AudioFormat } from '../port.ts';
 import { AudioSplitError, type AudioSplitter, type WrittenChunk } from './file-io.ts';
+import type { AudioFormat } from './format.ts';
 import { openFrameSplitter } from './frames.ts';
 import { openMp4Splitter } from './mp4.ts';
 import { openWavSplitter } from './wav.ts';

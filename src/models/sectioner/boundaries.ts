@@ -3,8 +3,8 @@
 // examinar"). A small logistic model over the words either side of each gap, learned from the
 // corpus's sentence boundaries, proposes the cuts; every character still lands in one sentence.
 
+import { LONG_RUN_WORDS, type SentenceSpan } from '../../language/sentences.ts';
 import { stem } from './features.ts';
-import { LONG_RUN_WORDS, type SentenceSpan } from './sentences.ts';
 
 export interface BoundaryModel {
   /** feature → weight of "a sentence starts here". */
