@@ -32,7 +32,10 @@ function featureFloorRules(tree, floors) {
   if (!floors) return [];
   return floors.flatMap((floor, level) =>
     floor.map((feature) => {
-      const above = floors.slice(level).flat().filter((other) => other !== feature);
+      const above = floors
+        .slice(level)
+        .flat()
+        .filter((other) => other !== feature);
       return {
         name: `${tree}-feature-${feature}-imports-lower-floors-only`,
         severity: 'error',

@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/platform/config.ts';
 import { planChunks } from '../src/audio/chunk-plan.ts';
 import { openSplitter } from '../src/audio/split.ts';
+import { loadConfig } from '../src/platform/config.ts';
 import { type ToneFormat, toneFile } from '../test/providers/tone-audio.ts';
 import { fmt, printTable, progress } from './lib/report.ts';
 

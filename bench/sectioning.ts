@@ -3,8 +3,8 @@
 // baseline: what any sectioner must do). CPU only, in this process; no server involved.
 
 import { performance } from 'node:perf_hooks';
-import { createRulesSectioner } from '../src/providers/sectioning/rules.ts';
 import { splitSentences } from '../src/language/sentences.ts';
+import { createRulesSectioner } from '../src/providers/sectioning/rules.ts';
 import { loadWholeCorpus, transcriptText } from '../test/providers/corpus/corpus.ts';
 import { fmt, median, percentile, type Row } from './lib/report.ts';
 

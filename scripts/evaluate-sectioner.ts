@@ -4,9 +4,9 @@
 // for punctuated transcripts and run-ons apart, and for run-ons again with the segments a
 // speech-to-text server would send along.
 
-import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
 import { assignSentences } from '../src/models/sectioner/sectioner.ts';
 import { DEFAULT_TRAINING, type TrainingOptions, trainSectioner } from '../src/models/sectioner/training/training.ts';
+import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
 import {
   type CorpusTranscript,
   isPunctuated,

@@ -1,7 +1,6 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
-import { audioRoutes } from './recording/audio.routes.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { erasureRoutes } from './erasure/erasure.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
@@ -11,6 +10,7 @@ import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
 import { recordRoutes } from './record/record.routes.ts';
+import { audioRoutes } from './recording/audio.routes.ts';
 import { retryRoutes } from './retry/retry.routes.ts';
 import { sectionRoutes } from './sections/sections.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';

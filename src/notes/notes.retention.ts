@@ -2,8 +2,8 @@ import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { RetentionTask } from '../platform/retention.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
-import { audioRetentionTask } from './recording/audio-retention.ts';
 import { erasureLogRetentionTask } from './erasure/erasure-log-retention.ts';
+import { audioRetentionTask } from './recording/audio-retention.ts';
 import { webhookRetentionTask } from './webhooks/webhook-retention.ts';
 
 /**

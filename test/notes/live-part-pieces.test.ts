@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { partPieces } from '../../src/notes/live/part-requests.ts';
 import type { RequestLimits } from '../../src/audio/chunk-plan.ts';
+import { partPieces } from '../../src/notes/live/part-requests.ts';
 
 // How many requests one live part becomes (part-requests.ts); that the pieces' transcripts stitch
 // back with every second once is shown end to end by test/notes/live.test.ts.

@@ -6,11 +6,11 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { assignSentences } from '../../src/models/sectioner/sectioner.ts';
 import { writeSections } from '../../src/notes/processing/write-sections.ts';
 import { PADRAO, SOAP } from '../../src/notes/templates/builtin-templates.ts';
 import { BASE_SECTIONS, type TemplateSection } from '../../src/providers/drafting/port.ts';
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
-import { assignSentences } from '../../src/models/sectioner/sectioner.ts';
 import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 import { loadWholeCorpus, transcriptText } from '../providers/corpus/corpus.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ChainSequence, trainChain } from '../../src/models/sectioner/training/chain-training.ts';
 import { decode } from '../../src/models/sectioner/decoder.ts';
+import { type ChainSequence, trainChain } from '../../src/models/sectioner/training/chain-training.ts';
 import { mulberry32 } from '../../src/models/sectioner/training/training.ts';
 
 const options = { epochs: 30, learningRate: 0.3, l2: 1e-4, random: mulberry32(1) };

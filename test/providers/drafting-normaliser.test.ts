@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { numberKey, quantityAt } from '../../src/language/numbers.ts';
+import { tokenize } from '../../src/language/tokens.ts';
 import { ungroundedTokens } from '../../src/providers/drafting/grounding/check.ts';
 import { claimsOf, whatWasSaid } from '../../src/providers/drafting/grounding/claims.ts';
 import { frequenciesIn } from '../../src/providers/drafting/grounding/frequencies.ts';
-import { numberKey, quantityAt } from '../../src/language/numbers.ts';
-import { tokenize } from '../../src/language/tokens.ts';
 
 /** The readings of the number phrase that starts the text. */
 function readings(text: string): number[] {

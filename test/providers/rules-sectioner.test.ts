@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SectionModel } from '../../src/models/sectioner/model.ts';
-import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { analyseSentences, assignSentences } from '../../src/models/sectioner/sectioner.ts';
+import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { createRulesSectioner } from '../../src/providers/sectioning/rules.ts';
 import { isPunctuated, loadCorpus, scoreCorpus } from './corpus/corpus.ts';
 import { currentFingerprint, FINGERPRINT_URL, TUNED_MODEL_URL } from './corpus/model-fingerprint.ts';

@@ -3,9 +3,9 @@
 // depend on the splitter cutting exactly where the corpus does (unpunctuated ASR text).
 
 import { readdirSync, readFileSync } from 'node:fs';
-import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
 import { splitSentences } from '../../../src/language/sentences.ts';
 import { type LabelledTranscript, majorityLabel } from '../../../src/models/sectioner/training/training.ts';
+import type { SectionLabel } from '../../../src/providers/sectioning/port.ts';
 
 export interface CorpusTranscript {
   id: string;
