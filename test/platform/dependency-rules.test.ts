@@ -92,6 +92,7 @@ describe('npm run check:deps', () => {
       'notes-store-imports-no-feature',
       { 'notes/store/notes.repo.ts': 'notes/processing/write-sections.ts', 'notes/processing/write-sections.ts': null },
     ],
+    ['no-circular', { 'notes/store/a.ts': 'notes/store/b.ts', 'notes/store/b.ts': 'notes/store/a.ts' }],
   ])('fails on an import that breaks %s', async (rule, files) => {
     const result = await check(treeOf(files));
     expect(result.failed).toBe(true);
@@ -111,6 +112,21 @@ describe('npm run check:deps', () => {
       }),
     );
     expect(result).toMatchObject({ failed: false });
+  });
+
+  it('fails on a direct import of drizzle-orm (drizzle-through-one-entry)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vetflow-deps-'));
+    scratch.push(dir);
+    copyFileSync(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
+    // A stand-in package where the resolver looks for drizzle-orm.
+    mkdirSync(path.join(dir, 'node_modules/drizzle-orm'), { recursive: true });
+    writeFileSync(path.join(dir, 'node_modules/drizzle-orm/package.json'), '{"name":"drizzle-orm","main":"index.js"}');
+    writeFileSync(path.join(dir, 'node_modules/drizzle-orm/index.js'), 'exports.eq = 1;');
+    mkdirSync(path.join(dir, 'src/notes/store'), { recursive: true });
+    writeFileSync(path.join(dir, 'src/notes/store/notes.repo.ts'), "import { eq } from 'drizzle-orm';\nexport const used = eq;\n");
+    const result = await check(dir);
+    expect(result.failed).toBe(true);
+    expect(result.output).toContain('drizzle-through-one-entry');
   });
 
   it('puts every feature folder of each tree on a floor', async () => {
