@@ -15,10 +15,11 @@ export interface ModelFingerprint {
   tuned_model: string;
 }
 
-const SECTIONING = new URL('../../../src/providers/sectioning/', import.meta.url);
+const SECTIONER = new URL('../../../src/models/sectioner/', import.meta.url);
+const LANGUAGE = new URL('../../../src/language/', import.meta.url);
 const CORPUS = new URL('./', import.meta.url);
-export const MODEL_URL = new URL('model.json', SECTIONING);
-export const FINGERPRINT_URL = new URL('model.fingerprint.json', SECTIONING);
+export const MODEL_URL = new URL('model.json', SECTIONER);
+export const FINGERPRINT_URL = new URL('model.fingerprint.json', SECTIONER);
 /** The model trained on the tuning part of the corpus only: what the held-out figures score. */
 export const TUNED_MODEL_URL = new URL('tuned-model.json', CORPUS);
 
@@ -42,7 +43,13 @@ const sorted = (dir: URL, suffix: string) =>
 export function currentFingerprint(): ModelFingerprint {
   return {
     corpus: sha256Of([new URL('tuning.json', CORPUS), new URL('held-out.json', CORPUS), ...sorted(new URL('batches/', CORPUS), '.json')]),
-    training_code: sha256Of([...sorted(SECTIONING, '.ts'), new URL('corpus.ts', CORPUS)]),
+    // The model's code and training, and the pt-BR text helpers they read sentences with.
+    training_code: sha256Of([
+      ...sorted(SECTIONER, '.ts'),
+      ...sorted(new URL('training/', SECTIONER), '.ts'),
+      ...['fold.ts', 'headings.ts', 'sections.ts', 'sentences.ts'].map((name) => new URL(name, LANGUAGE)),
+      new URL('corpus.ts', CORPUS),
+    ]),
     model: sha256Of([MODEL_URL]),
     tuned_model: sha256Of([TUNED_MODEL_URL]),
   };
