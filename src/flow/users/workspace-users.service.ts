@@ -1,10 +1,9 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import { deleteSessionsOfUser } from '../auth/sessions.repo.ts';
 import type { CrmCaller } from '../callers.ts';
 import { assertAdministrator } from '../crm/access.ts';
-import { type CrmUserRow, listUsersOfWorkspace, setUserDisabled } from './users.repo.ts';
+import { type CrmUserRow, deleteSessionsOfUser, listUsersOfWorkspace, setUserDisabled } from './users.repo.ts';
 
 export interface UserChanges {
   disabled: boolean;
