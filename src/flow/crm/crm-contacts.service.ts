@@ -2,6 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import type { ContactUpsert } from '../contacts/contact.schemas.ts';
 import { changedFields, normalizeContactFields } from '../contacts/contact-input.ts';
@@ -17,7 +18,6 @@ import {
   type PetRow,
   updateContact,
 } from '../contacts/contacts.repo.ts';
-import { assertMember } from './access.ts';
 
 export type ContactEdit = Omit<ContactUpsert, 'name' | 'phone'> & { name?: string; phone?: string };
 export interface NewPet {

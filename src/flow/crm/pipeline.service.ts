@@ -2,9 +2,9 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator, assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findContact } from '../contacts/contacts.repo.ts';
-import { assertAdministrator, assertMember } from './access.ts';
 import {
   type ChatRow,
   findLead,

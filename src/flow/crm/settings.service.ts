@@ -1,9 +1,9 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator, assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findWorkspace, updateWorkspace, type WorkspaceRow } from '../workspaces/workspaces.repo.ts';
-import { assertAdministrator, assertMember } from './access.ts';
 import { stageOrThrow } from './pipeline.service.ts';
 
 async function workspaceOrThrow(workspaceId: string, db: Db): Promise<WorkspaceRow> {

@@ -1,8 +1,8 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
-import { assertAdministrator } from '../crm/access.ts';
 import { type CrmUserRow, deleteSessionsOfUser, listUsersOfWorkspace, setUserDisabled } from './users.repo.ts';
 
 export interface UserChanges {

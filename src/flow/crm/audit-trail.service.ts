@@ -1,10 +1,10 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator } from '../access.ts';
+import { listAuditLogs } from '../audit/audit.repo.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findContact } from '../contacts/contacts.repo.ts';
-import { assertAdministrator } from '../crm/access.ts';
-import { listAuditLogs } from './audit.repo.ts';
 
 /**
  * Administrators read a contact's trail, deleted and erased contacts included (that is when it
