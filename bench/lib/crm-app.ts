@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
-import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
+import { workspacesService } from '../../src/flow/operator/workspaces.service.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
