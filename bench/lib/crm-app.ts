@@ -43,7 +43,10 @@ export async function startCrmBench(options: { scopes: CrmScope[]; prepare?: (ap
     adminEmail: `bench-${run}@bench.example`,
     adminPassword: 'bench-password-1',
   });
-  const { token } = await crmKeysService(database.db).issueApiKey(OPERATOR, workspace.id, { name: 'bench', scopes: options.scopes });
+  const { token } = await crmKeysService({ db: database.db }).issueApiKey(OPERATOR, workspace.id, {
+    name: 'bench',
+    scopes: options.scopes,
+  });
   const { port } = (await app.listen({ host: '127.0.0.1', port: 0 }).then(() => app.server.address())) as { port: number };
   return {
     app,

@@ -104,7 +104,7 @@ const crmKeyCreate: CliCommand = {
       .map((scope) => scope.trim())
       .filter(Boolean);
     const { key, token } = await asCli(() =>
-      crmKeysService(database.db).issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }),
+      crmKeysService({ db: database.db }).issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }),
     );
     return { id: key.id, token, workspace_id: key.workspaceId, scopes: key.scopes };
   },

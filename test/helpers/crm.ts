@@ -43,7 +43,10 @@ export async function makeUser(t: TestApp, workspaceId: string, role: 'administr
 }
 
 export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = ALL_SCOPES) {
-  const { key, token } = await crmKeysService(t.db.database.db).issueApiKey(OPERATOR, workspaceId, { name: `key ${unique()}`, scopes });
+  const { key, token } = await crmKeysService({ db: t.db.database.db }).issueApiKey(OPERATOR, workspaceId, {
+    name: `key ${unique()}`,
+    scopes,
+  });
   return { id: key.id, token };
 }
 

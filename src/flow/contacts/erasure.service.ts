@@ -7,6 +7,11 @@ import { findContact } from './contacts.repo.ts';
 import { anonymiseAuditEntries, anonymiseContact, anonymiseFeedVersions, anonymiseMessages, anonymisePets } from './erasure.repo.ts';
 import type { RequestMeta } from './upsert.service.ts';
 
+/** What contacts are erased with. */
+export interface ContactErasureDeps {
+  db: Db;
+}
+
 export interface Erasure {
   contactId: string;
   erasedAt: Date;
@@ -23,7 +28,7 @@ export interface Erasure {
  * Idempotent: erasing an erased contact changes and audits nothing and answers the first erasure's
  * time. An id this workspace never had → 404.
  */
-async function eraseContact(db: Db, caller: ApiKeyCaller, contactId: string, meta: RequestMeta): Promise<Erasure> {
+async function eraseContact({ db }: ContactErasureDeps, caller: ApiKeyCaller, contactId: string, meta: RequestMeta): Promise<Erasure> {
   return db.transaction(async (tx) => {
     const contact = await findContact(caller.workspaceId, contactId, { includeErased: true, lock: true }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
@@ -53,7 +58,7 @@ async function eraseContact(db: Db, caller: ApiKeyCaller, contactId: string, met
 }
 
 /** Erasure of contacts by an integration key, bound to the database once. */
-export function contactErasureService(deps: Db) {
+export function contactErasureService(deps: ContactErasureDeps) {
   return bindService(deps, { eraseContact });
 }
 
