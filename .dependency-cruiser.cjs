@@ -24,7 +24,11 @@ const FEATURE_FLOORS = {
     ['erasure', 'recording'],
     ['retry'],
   ],
-  flow: null, // filled below
+  // The CRM tree: the HTTP helpers and the rows every feature checks or writes (the workspace, the
+  // contact audit trail); what a workspace holds (its users, integration keys, contacts); what works
+  // on those (logins, the CRM screens, the operator's workspace set-up); surveys, which move leads of
+  // the CRM pipeline; and the ERP-facing API, which mounts the contact and survey routes.
+  flow: [['http', 'workspaces', 'audit'], ['users', 'keys', 'contacts'], ['auth', 'crm', 'operator'], ['surveys'], ['external']],
 };
 
 /** One rule per feature: it may not import a feature on its floor or above. */

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
-import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
+import { workspacesService } from '../../src/flow/operator/workspaces.service.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
@@ -43,7 +43,10 @@ export async function startCrmBench(options: { scopes: CrmScope[]; prepare?: (ap
     adminEmail: `bench-${run}@bench.example`,
     adminPassword: 'bench-password-1',
   });
-  const { token } = await crmKeysService(database.db).issueApiKey(OPERATOR, workspace.id, { name: 'bench', scopes: options.scopes });
+  const { token } = await crmKeysService({ db: database.db }).issueApiKey(OPERATOR, workspace.id, {
+    name: 'bench',
+    scopes: options.scopes,
+  });
   const { port } = (await app.listen({ host: '127.0.0.1', port: 0 }).then(() => app.server.address())) as { port: number };
   return {
     app,

@@ -1,13 +1,18 @@
+import type { RequestOrigin } from '../platform/http/request-origin.ts';
 import type { CrmScope } from './keys/scopes.ts';
 
 // Who is asking, passed explicitly to every CRM service: a logged-in CRM user, an integration key,
-// or the operator at the CLI (trusted, no workspace of its own).
+// or the operator at the CLI (trusted, no workspace of its own). A user or key acting through a
+// request carries it (`request`: its id and the client's address, attached by `sessionCaller` and
+// `keyCaller`, request-context.ts); services read it there, for the audit trail.
 
 export interface CrmUserCaller {
   readonly kind: 'user';
   readonly userId: string;
   readonly workspaceId: string;
   readonly role: 'administrator' | 'agent';
+  /** The request the user acts through; absent outside a request. */
+  readonly request?: RequestOrigin;
 }
 
 export interface ApiKeyCaller {
@@ -19,6 +24,8 @@ export interface ApiKeyCaller {
   readonly workspaceId: string;
   readonly workspaceName: string;
   readonly billingStatus: 'active' | 'suspended';
+  /** The request the key acts through; absent outside a request. */
+  readonly request?: RequestOrigin;
 }
 
 export interface OperatorCaller {

@@ -4,9 +4,9 @@ import type { Db } from '../platform/db/client.ts';
 import { DEMO_CREDENTIALS_DAYS } from '../platform/demo-data.ts';
 import type { CredentialBlock } from '../platform/first-run-credentials.ts';
 import { OPERATOR } from './callers.ts';
+import { workspacesService } from './operator/workspaces.service.ts';
 import { setUserExpiry } from './users/users.repo.ts';
 import { anyWorkspaceExists } from './workspaces/workspaces.repo.ts';
-import { workspacesService } from './workspaces/workspaces.service.ts';
 
 export interface DemoLogin {
   workspaceId: string;

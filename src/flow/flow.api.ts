@@ -1,8 +1,8 @@
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
-import { auditRoutes } from './audit/audit.routes.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { enforceSessionAccess } from './auth/require-session.ts';
+import { auditRoutes } from './crm/audit-trail.routes.ts';
 import { crmContactRoutes } from './crm/crm-contacts.routes.ts';
 import { pipelineRoutes } from './crm/pipeline.routes.ts';
 import { settingsRoutes } from './crm/settings.routes.ts';

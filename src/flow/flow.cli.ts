@@ -3,8 +3,8 @@ import { type CliCommand, type CliContext, CliError, requiredFlag } from '../pla
 import { AppError } from '../platform/errors.ts';
 import { OPERATOR } from './callers.ts';
 import { crmKeysService } from './keys/keys.service.ts';
+import { workspacesService } from './operator/workspaces.service.ts';
 import { usersService } from './users/users.service.ts';
-import { workspacesService } from './workspaces/workspaces.service.ts';
 
 // Operator commands of the CRM side . Output shapes are a contract that operators script against: change them never.
 
@@ -104,7 +104,7 @@ const crmKeyCreate: CliCommand = {
       .map((scope) => scope.trim())
       .filter(Boolean);
     const { key, token } = await asCli(() =>
-      crmKeysService(database.db).issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }),
+      crmKeysService({ db: database.db }).issueApiKey(OPERATOR, workspaceId, { name: requiredFlag(values, 'name'), scopes }),
     );
     return { id: key.id, token, workspace_id: key.workspaceId, scopes: key.scopes };
   },

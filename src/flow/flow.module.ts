@@ -2,13 +2,13 @@ import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { MessagingProvider } from '../providers/messaging/port.ts';
-import { type AuditService, auditService } from './audit/audit.service.ts';
 import { type SessionsService, sessionsService } from './auth/sessions.service.ts';
 import { type ContactChangesService, contactChangesService } from './contacts/contact-changes.service.ts';
 import { type ContactExportService, contactExportService } from './contacts/contact-export.service.ts';
 import { type ExternalContactsService, externalContactsService } from './contacts/contacts.service.ts';
 import { type ContactErasureService, contactErasureService } from './contacts/erasure.service.ts';
 import { type ContactUpserter, contactUpserter } from './contacts/upsert.service.ts';
+import { type AuditService, auditService } from './crm/audit-trail.service.ts';
 import { type CrmContactsService, crmContactsService } from './crm/crm-contacts.service.ts';
 import { type PipelineService, pipelineService } from './crm/pipeline.service.ts';
 import { type SettingsService, settingsService } from './crm/settings.service.ts';
@@ -54,17 +54,17 @@ export function createFlowModule(config: Config, database: Database, jobs: JobQu
   return {
     services: {
       sessions: sessionsService({ db, config }),
-      keys: crmKeysService(db),
-      users: workspaceUsersService(db),
-      crmContacts: crmContactsService(db),
-      audit: auditService(db),
-      pipeline: pipelineService(db),
-      settings: settingsService(db),
+      keys: crmKeysService({ db }),
+      users: workspaceUsersService({ db }),
+      crmContacts: crmContactsService({ db }),
+      audit: auditService({ db }),
+      pipeline: pipelineService({ db }),
+      settings: settingsService({ db }),
       upserter: contactUpserter({ db, batchItemsPerMinute: config.CRM_BATCH_ITEMS_PER_MINUTE }),
-      contacts: externalContactsService(db),
-      changes: contactChangesService(db),
-      erasure: contactErasureService(db),
-      contactExport: contactExportService(db),
+      contacts: externalContactsService({ db }),
+      changes: contactChangesService({ db }),
+      erasure: contactErasureService({ db }),
+      contactExport: contactExportService({ db }),
       surveys: surveysService({ db, jobs, job: surveyMessage }),
     },
   };

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.ts';
+import { requestOriginOf } from '../platform/http/request-origin.ts';
 import type { SessionView } from './auth/sessions.service.ts';
 import type { ApiKeyCaller, CrmUserCaller } from './callers.ts';
 
@@ -11,14 +12,17 @@ declare module 'fastify' {
   }
 }
 
-/** The logged-in user of a route whose access is a session role (set by the session guard). */
+/**
+ * The logged-in user of a route whose access is a session role (set by the session guard), acting
+ * through this request. A copy: what the guard attached is never changed.
+ */
 export function sessionCaller(request: FastifyRequest): CrmUserCaller {
   if (!request.crmSession) throw new AppError('UNAUTHORIZED', 'Log in first');
-  return request.crmSession.caller;
+  return { ...request.crmSession.caller, request: requestOriginOf(request) };
 }
 
-/** The key of an external route (set by the external auth hook). */
+/** The key of an external route (set by the external auth hook), acting through this request; a copy, as above. */
 export function keyCaller(request: FastifyRequest): ApiKeyCaller {
   if (!request.crmKey) throw new AppError('INVALID_API_KEY', 'Missing API key');
-  return request.crmKey;
+  return { ...request.crmKey, request: requestOriginOf(request) };
 }

@@ -42,7 +42,7 @@ const revoked = await makeKey(t, home.workspaceId, ALL_SCOPES);
 await app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${revoked.token}` } });
 const { crmKeysService } = await import('../../src/flow/keys/keys.service.ts');
 const { OPERATOR } = await import('../../src/flow/callers.ts');
-await crmKeysService(t.db.database.db).revokeKey(OPERATOR, home.workspaceId, revoked.id);
+await crmKeysService({ db: t.db.database.db }).revokeKey(OPERATOR, home.workspaceId, revoked.id);
 
 // Keys stored under the hashes of a token with a bad checksum and of a malformed one: if the shape
 // and checksum were not checked before the lookup, these would authenticate.

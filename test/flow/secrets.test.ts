@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { OPERATOR } from '../../src/flow/callers.ts';
-import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
+import { workspacesService } from '../../src/flow/operator/workspaces.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { CRM_TEST_ENV } from '../helpers/crm.ts';

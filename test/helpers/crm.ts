@@ -3,8 +3,8 @@ import type { AppInstance } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
 import type { CrmScope } from '../../src/flow/keys/scopes.ts';
+import { workspacesService } from '../../src/flow/operator/workspaces.service.ts';
 import { usersService } from '../../src/flow/users/users.service.ts';
-import { workspacesService } from '../../src/flow/workspaces/workspaces.service.ts';
 import type { TestApp } from './app.ts';
 
 // Factories for CRM access tests: data goes in through the real services, never through fixtures.
@@ -43,7 +43,10 @@ export async function makeUser(t: TestApp, workspaceId: string, role: 'administr
 }
 
 export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = ALL_SCOPES) {
-  const { key, token } = await crmKeysService(t.db.database.db).issueApiKey(OPERATOR, workspaceId, { name: `key ${unique()}`, scopes });
+  const { key, token } = await crmKeysService({ db: t.db.database.db }).issueApiKey(OPERATOR, workspaceId, {
+    name: `key ${unique()}`,
+    scopes,
+  });
   return { id: key.id, token };
 }
 

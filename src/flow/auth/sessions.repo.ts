@@ -48,12 +48,6 @@ export async function touchSession(sessionId: string, tx: Db): Promise<void> {
   await tx.update(crmSessions).set({ lastSeenAt: sql`now()` }).where(eq(crmSessions.id, sessionId));
 }
 
-/** Ends every session of the user ("log out everywhere", a disabled user). */
-export async function deleteSessionsOfUser(userId: string, tx: Db): Promise<number> {
-  const rows = await tx.delete(crmSessions).where(eq(crmSessions.userId, userId)).returning({ id: crmSessions.id });
-  return rows.length;
-}
-
 export async function deleteSession(tokenHash: string, tx: Db): Promise<void> {
   await tx.delete(crmSessions).where(eq(crmSessions.tokenHash, tokenHash));
 }

@@ -5,10 +5,10 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { CrmUserCaller } from '../callers.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/password.ts';
-import { findUserByEmail } from '../users/users.repo.ts';
+import { deleteSessionsOfUser, findUserByEmail } from '../users/users.repo.ts';
 import { normaliseEmail } from '../users/users.service.ts';
 import { type LoginAttempts, type LoginAttemptsConfig, loginAttempts } from './login-attempts.ts';
-import { deleteSession, deleteSessionsOfUser, findLiveSession, insertSession, touchSession } from './sessions.repo.ts';
+import { deleteSession, findLiveSession, insertSession, touchSession } from './sessions.repo.ts';
 
 export type SessionConfig = Pick<Config, 'CRM_SESSION_TTL_MINUTES' | 'CRM_SESSION_IDLE_MINUTES' | 'PASSWORD_SCRYPT_LOG_N'> &
   LoginAttemptsConfig;

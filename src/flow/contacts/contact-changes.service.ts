@@ -4,6 +4,11 @@ import { AppError } from '../../platform/errors.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import { type ContactChangeRow, type FeedPlace, readContactChanges } from './contact-changes.repo.ts';
 
+/** What the change feed is read with. */
+export interface ContactChangesDeps {
+  db: Db;
+}
+
 const CURSOR = /^v1\.(\d{1,18})\.(\d{1,18})$/;
 
 /** A cursor is opaque to the ERP: base64url of `v1.<position>.<id>`. */
@@ -36,7 +41,7 @@ function isBefore(place: FeedPlace, other: FeedPlace): boolean {
  * A cursor below what the retention job pruned → 410 CURSOR_EXPIRED, with the cursor to resync from.
  */
 async function listContactChanges(
-  db: Db,
+  { db }: ContactChangesDeps,
   caller: ApiKeyCaller,
   query: { cursor?: string; limit: number },
 ): Promise<{ changes: ContactChangeRow[]; nextCursor: string; hasMore: boolean }> {
@@ -61,7 +66,7 @@ async function listContactChanges(
 }
 
 /** The change feed an ERP follows, bound to the database once. */
-export function contactChangesService(deps: Db) {
+export function contactChangesService(deps: ContactChangesDeps) {
   return bindService(deps, { listContactChanges });
 }
 

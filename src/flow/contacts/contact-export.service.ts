@@ -8,6 +8,11 @@ import type { ContactExportDocument } from './contact-export.schemas.ts';
 import { findContact, listPets } from './contacts.repo.ts';
 import { auditEntriesOfContact, chatsOfContact, leadsOfContact, messagesOfContact } from './export.repo.ts';
 
+/** What a contact is exported with. */
+export interface ContactExportDeps {
+  db: Db;
+}
+
 const time = (value: Date | null) => (value ? toTimestamp(value) : null);
 
 /**
@@ -15,7 +20,7 @@ const time = (value: Date | null) => (value ? toTimestamp(value) : null);
  * transaction (one consistent picture). A soft-deleted contact is exported too (its data is still
  * held); an erased or unknown one → 404.
  */
-async function exportContact(db: Db, caller: ApiKeyCaller, contactId: string): Promise<ContactExportDocument> {
+async function exportContact({ db }: ContactExportDeps, caller: ApiKeyCaller, contactId: string): Promise<ContactExportDocument> {
   return db.transaction(async (tx) => {
     const contact = await findContact(caller.workspaceId, contactId, { includeDeleted: true }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
@@ -90,7 +95,7 @@ async function exportContact(db: Db, caller: ApiKeyCaller, contactId: string): P
 }
 
 /** The data subject export, bound to the database once. */
-export function contactExportService(deps: Db) {
+export function contactExportService(deps: ContactExportDeps) {
   return bindService(deps, { exportContact });
 }
 

@@ -74,7 +74,7 @@ export async function externalContactRoutes(
     },
     async (request, reply) => {
       const input = parseContactUpsert(request.body);
-      const result = await upserter.upsertContact(keyCaller(request), input, { requestId: request.id, ip: request.ip });
+      const result = await upserter.upsertContact(keyCaller(request), input);
       return reply.code(result.action === 'updated' ? 200 : 201).send({
         contact: toProjection(result.contact),
         action: result.action,
@@ -110,8 +110,7 @@ export async function externalContactRoutes(
     },
     async (request, reply) => {
       const { contacts: items } = parseInput(ContactBatchEnvelope, request.body);
-      const meta = { requestId: request.id, ip: request.ip, idempotencyKey: idempotencyKeyOf(request) };
-      const result = await upserter.batchUpsert(keyCaller(request), items, meta);
+      const result = await upserter.batchUpsert(keyCaller(request), { items, idempotencyKey: idempotencyKeyOf(request) });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply
         .code(200)
@@ -203,7 +202,7 @@ export async function externalContactRoutes(
       },
     },
     async (request) => {
-      const erased = await erasure.eraseContact(keyCaller(request), request.params.contact_id, { requestId: request.id, ip: request.ip });
+      const erased = await erasure.eraseContact(keyCaller(request), request.params.contact_id);
       return { erased: true as const, contact_id: erased.contactId, erased_at: toTimestamp(erased.erasedAt) };
     },
   );
@@ -243,7 +242,7 @@ export async function externalContactRoutes(
       },
     },
     async (request, reply) => {
-      await contacts.deleteContact(keyCaller(request), request.params.contact_id, { requestId: request.id, ip: request.ip });
+      await contacts.deleteContact(keyCaller(request), request.params.contact_id);
       return reply.code(204).send(null);
     },
   );

@@ -5,11 +5,16 @@ import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import { type AuditEntry, insertAuditLog } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
+import { auditSourceOf } from './audit-source.ts';
 import { type ContactRow, findContact, updateContact } from './contacts.repo.ts';
-import type { RequestMeta } from './upsert.service.ts';
+
+/** What an integration key reads and deletes contacts with. */
+export interface ExternalContactsDeps {
+  db: Db;
+}
 
 /** GET /external/.../contacts/{id}: a deleted contact is as absent as a missing one. */
-async function getContact(db: Db, caller: ApiKeyCaller, contactId: string): Promise<ContactRow> {
+async function getContact({ db }: ExternalContactsDeps, caller: ApiKeyCaller, contactId: string): Promise<ContactRow> {
   const contact = await findContact(caller.workspaceId, contactId, {}, db);
   if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return contact;
@@ -20,7 +25,7 @@ async function getContact(db: Db, caller: ApiKeyCaller, contactId: string): Prom
  * succeeds again (and is audited again, with no changes: every successful DELETE leaves a row);
  * an id this workspace never had → 404.
  */
-async function deleteContact(db: Db, caller: ApiKeyCaller, contactId: string, meta: RequestMeta): Promise<void> {
+async function deleteContact({ db }: ExternalContactsDeps, caller: ApiKeyCaller, contactId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const contact = await findContact(caller.workspaceId, contactId, { includeDeleted: true, lock: true }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
@@ -29,26 +34,17 @@ async function deleteContact(db: Db, caller: ApiKeyCaller, contactId: string, me
       const deleted = await updateContact(contact.id, { deletedAt: new Date() }, tx);
       changes = { deleted_at: { before: null, after: toTimestamp(deleted.deletedAt!) } };
     }
-    await insertAuditLog({ ...deletionAuditEntry(caller, changes, meta), contactId: contact.id }, tx);
+    await insertAuditLog({ ...deletionAuditEntry(caller, changes), contactId: contact.id }, tx);
   });
 }
 
 /** The audit row of a successful external DELETE, but its contact. (Upserts write theirs in `vetflow_upsert_contact`.) */
-function deletionAuditEntry(caller: ApiKeyCaller, changes: AuditChanges, meta: RequestMeta): AuditEntry {
-  return {
-    workspaceId: caller.workspaceId,
-    apiKeyId: caller.keyId,
-    apiKeyPrefix: caller.prefix,
-    action: 'deleted',
-    changes,
-    warnings: [],
-    requestId: meta.requestId,
-    ip: meta.ip ?? null,
-  };
+function deletionAuditEntry(caller: ApiKeyCaller, changes: AuditChanges): AuditEntry {
+  return { workspaceId: caller.workspaceId, ...auditSourceOf(caller), action: 'deleted', changes, warnings: [] };
 }
 
 /** Reads and deletes of contacts by an integration key, bound to the database once. */
-export function externalContactsService(deps: Db) {
+export function externalContactsService(deps: ExternalContactsDeps) {
   return bindService(deps, { getContact, deleteContact });
 }
 

@@ -3,9 +3,14 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { insertAuditLog } from '../audit/audit.repo.ts';
 import type { ApiKeyCaller } from '../callers.ts';
+import { auditSourceOf } from './audit-source.ts';
 import { findContact } from './contacts.repo.ts';
 import { anonymiseAuditEntries, anonymiseContact, anonymiseFeedVersions, anonymiseMessages, anonymisePets } from './erasure.repo.ts';
-import type { RequestMeta } from './upsert.service.ts';
+
+/** What contacts are erased with. */
+export interface ContactErasureDeps {
+  db: Db;
+}
 
 export interface Erasure {
   contactId: string;
@@ -23,7 +28,7 @@ export interface Erasure {
  * Idempotent: erasing an erased contact changes and audits nothing and answers the first erasure's
  * time. An id this workspace never had → 404.
  */
-async function eraseContact(db: Db, caller: ApiKeyCaller, contactId: string, meta: RequestMeta): Promise<Erasure> {
+async function eraseContact({ db }: ContactErasureDeps, caller: ApiKeyCaller, contactId: string): Promise<Erasure> {
   return db.transaction(async (tx) => {
     const contact = await findContact(caller.workspaceId, contactId, { includeErased: true, lock: true }, tx);
     if (!contact) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
@@ -35,17 +40,7 @@ async function eraseContact(db: Db, caller: ApiKeyCaller, contactId: string, met
     await anonymiseMessages(contact.id, tx);
     const erasedAt = await anonymiseContact(contact.id, tx);
     await insertAuditLog(
-      {
-        workspaceId: caller.workspaceId,
-        contactId: contact.id,
-        apiKeyId: caller.keyId,
-        apiKeyPrefix: caller.prefix,
-        action: 'erased',
-        changes: {},
-        warnings: [],
-        requestId: meta.requestId,
-        ip: meta.ip ?? null,
-      },
+      { workspaceId: caller.workspaceId, contactId: contact.id, ...auditSourceOf(caller), action: 'erased', changes: {}, warnings: [] },
       tx,
     );
     return { contactId: contact.id, erasedAt };
@@ -53,7 +48,7 @@ async function eraseContact(db: Db, caller: ApiKeyCaller, contactId: string, met
 }
 
 /** Erasure of contacts by an integration key, bound to the database once. */
-export function contactErasureService(deps: Db) {
+export function contactErasureService(deps: ContactErasureDeps) {
   return bindService(deps, { eraseContact });
 }
 

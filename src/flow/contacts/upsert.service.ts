@@ -5,10 +5,10 @@ import { deadlockVictim, sqlStateOf, uniqueViolation } from '../../platform/db/u
 import { AppError, type ErrorCode } from '../../platform/errors.ts';
 import { itemBudget } from '../../platform/rate-limit.ts';
 import type { ApiKeyCaller } from '../callers.ts';
+import { auditSourceOf } from './audit-source.ts';
 import type { ContactUpsert, UpsertWarning } from './contact.schemas.ts';
 import { normalizeContactFields, parseContactUpsert } from './contact-input.ts';
 import {
-  type AuditSource,
   type BatchItemOutcome,
   type ContactFields,
   type ContactRow,
@@ -19,12 +19,6 @@ import {
   prepareContactUpsert,
   type UpsertOutcome,
 } from './contacts.repo.ts';
-
-/** Where an external write came from, for the audit trail. */
-export interface RequestMeta {
-  readonly requestId: string;
-  readonly ip: string | undefined;
-}
 
 export interface UpsertResult {
   contact: ContactRow;
@@ -61,6 +55,12 @@ export interface BatchResponse {
   replayed: boolean;
 }
 
+/** A batch: its raw items (each parsed as a PUT body) and the Idempotency-Key it was sent with, if any. */
+export interface BatchUpsert {
+  items: unknown[];
+  idempotencyKey: string | undefined;
+}
+
 export interface UpserterDeps {
   db: Db;
   /** The per-key item budget of batch upserts (CRM_BATCH_ITEMS_PER_MINUTE). */
@@ -92,18 +92,13 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
   const upsertMany = prepareContactBatchUpsert(db);
   const takeItems = itemBudget(db);
   const idempotent = idempotency(db);
-  const sourceOf = (caller: ApiKeyCaller, meta: RequestMeta): AuditSource => ({
-    apiKeyId: caller.keyId,
-    apiKeyPrefix: caller.prefix,
-    requestId: meta.requestId,
-    ip: meta.ip ?? null,
-  });
 
-  async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta): Promise<UpsertResult> {
+  async function upsertContact(caller: ApiKeyCaller, input: ContactUpsert): Promise<UpsertResult> {
     const { fields, ids } = upsertFieldsOf(input);
+    const source = auditSourceOf(caller);
     for (let attempt = 1; ; attempt++) {
       try {
-        return resultOf(await upsert(caller.workspaceId, fields, sourceOf(caller, meta)));
+        return resultOf(await upsert(caller.workspaceId, fields, source));
       } catch (error) {
         // A batch writing the same contacts may pick this upsert as a deadlock's victim (it
         // locked its match, then waited on a phone the batch inserted): it wrote nothing, run it again.
@@ -114,10 +109,10 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
   }
 
   /** One batch item on its own, inside the batch's transaction: a savepoint, so a 409 spoils nothing else. */
-  async function upsertItem(caller: ApiKeyCaller, input: ContactUpsert, meta: RequestMeta, tx: Db): Promise<UpsertResult> {
+  async function upsertItem(caller: ApiKeyCaller, input: ContactUpsert, tx: Db): Promise<UpsertResult> {
     const { fields, ids } = upsertFieldsOf(input);
     try {
-      return resultOf(await tx.transaction((item) => upsert(caller.workspaceId, fields, sourceOf(caller, meta), item)));
+      return resultOf(await tx.transaction((item) => upsert(caller.workspaceId, fields, auditSourceOf(caller), item)));
     } catch (error) {
       throw await asConflict(error, caller.workspaceId, fields, ids, tx);
     }
@@ -130,12 +125,13 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
    * if any of them hits a unique index (409), that call's savepoint is rolled back and the items
    * run again one by one, each in its own savepoint, so that only the offending item fails.
    */
-  async function upsertContacts(caller: ApiKeyCaller, items: unknown[], meta: RequestMeta, tx: Db): Promise<BatchItemResult[]> {
+  async function upsertContacts(caller: ApiKeyCaller, items: unknown[], tx: Db): Promise<BatchItemResult[]> {
+    const source = auditSourceOf(caller);
     const results: BatchItemResult[] = new Array(items.length);
     const failed = (index: number, error: unknown): BatchItemResult => {
       if (!(error instanceof AppError)) throw error;
       const { code, message, details } = error;
-      return { index, status: error.statusCode, error: { code, message, details, requestId: meta.requestId } };
+      return { index, status: error.statusCode, error: { code, message, details, requestId: source.requestId } };
     };
     const valid: { item: number; input: ContactUpsert; fields: ContactFields }[] = [];
     items.forEach((raw, index) => {
@@ -156,8 +152,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
     });
     let outcomes: Map<number, BatchItemOutcome> | undefined;
     try {
-      outcomes =
-        valid.length > 0 ? await tx.transaction((all) => upsertMany(caller.workspaceId, valid, sourceOf(caller, meta), all)) : new Map();
+      outcomes = valid.length > 0 ? await tx.transaction((all) => upsertMany(caller.workspaceId, valid, source, all)) : new Map();
     } catch (error) {
       if (!refusedWrite(error)) throw error;
     }
@@ -168,7 +163,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
           if (outcome.missingField) throw missingFieldError(outcome.missingField);
           results[item] = succeeded(item, { ...outcome, warnings: outcome.warnings as UpsertWarning[] });
         } else {
-          const result = await upsertItem(caller, input, meta, tx);
+          const result = await upsertItem(caller, input, tx);
           results[item] = succeeded(item, { ...result, contactId: result.contact.id });
         }
       } catch (error) {
@@ -179,21 +174,17 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
   }
 
   /**
-   * The batch route's operation, through `idempotent`: a replay spends no items; otherwise the item
-   * budget, then `upsertContacts` in the transaction that records the answer. A deadlock with
-   * another batch (shared contacts locked in opposite orders) makes this one the victim: it wrote
-   * nothing, and runs once more.
+   * The batch route's operation, through `idempotent` (with the request's Idempotency-Key, if any):
+   * a replay spends no items; otherwise the item budget, then `upsertContacts` in the transaction
+   * that records the answer. A deadlock with another batch (shared contacts locked in opposite
+   * orders) makes this one the victim: it wrote nothing, and runs once more.
    */
-  async function batchUpsert(
-    caller: ApiKeyCaller,
-    items: unknown[],
-    meta: RequestMeta & { idempotencyKey: string | undefined },
-  ): Promise<BatchResponse> {
+  async function batchUpsert(caller: ApiKeyCaller, { items, idempotencyKey }: BatchUpsert): Promise<BatchResponse> {
     const fingerprint = createHash('sha256').update(JSON.stringify(items)).digest('hex');
     const request = {
       owner: caller.workspaceId,
       scope: BATCH_SCOPE,
-      key: meta.idempotencyKey,
+      key: idempotencyKey,
       fingerprint,
       reusedFor: 'a different batch',
     };
@@ -205,7 +196,7 @@ export function contactUpserter({ db, batchItemsPerMinute }: UpserterDeps) {
       try {
         const answer = await idempotent<BatchResponse['body']>(
           request,
-          async (tx) => ({ statusCode: 200, body: { results: await upsertContacts(caller, items, meta, tx) } }),
+          async (tx) => ({ statusCode: 200, body: { results: await upsertContacts(caller, items, tx) } }),
           { before: attempt === 1 ? takeBudget : undefined },
         );
         return { ...answer, headers: answer.replayed ? {} : headers };

@@ -2,6 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import type { ContactUpsert } from '../contacts/contact.schemas.ts';
 import { changedFields, normalizeContactFields } from '../contacts/contact-input.ts';
@@ -17,7 +18,11 @@ import {
   type PetRow,
   updateContact,
 } from '../contacts/contacts.repo.ts';
-import { assertMember } from './access.ts';
+
+/** What CRM users read and edit contacts with. */
+export interface CrmContactsDeps {
+  db: Db;
+}
 
 export type ContactEdit = Omit<ContactUpsert, 'name' | 'phone'> & { name?: string; phone?: string };
 export interface NewPet {
@@ -28,7 +33,7 @@ export interface NewPet {
 }
 
 function listWorkspaceContacts(
-  db: Db,
+  { db }: CrmContactsDeps,
   caller: CrmCaller,
   workspaceId: string,
   options: { search?: string; limit: number; offset: number },
@@ -39,7 +44,7 @@ function listWorkspaceContacts(
 
 /** The CRM's full record: the contact with its pets (deleted contacts are not shown). */
 async function getFullContact(
-  db: Db,
+  { db }: CrmContactsDeps,
   caller: CrmCaller,
   workspaceId: string,
   contactId: string,
@@ -54,7 +59,8 @@ async function getFullContact(
  * A CRM user's edit. A change of name or phone marks it "edited in flow" (who and when), which the
  * `flow` sync policy then protects from the ERP's upserts. Same field rules as the external upsert.
  */
-async function editContact(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, input: ContactEdit) {
+async function editContact(deps: CrmContactsDeps, caller: CrmCaller, workspaceId: string, contactId: string, input: ContactEdit) {
+  const { db } = deps;
   assertMember(caller, workspaceId);
   const fields = normalizeContactFields(input);
   const userId = caller.kind === 'user' ? caller.userId : null;
@@ -85,10 +91,10 @@ async function editContact(db: Db, caller: CrmCaller, workspaceId: string, conta
     }
     throw error;
   }
-  return getFullContact(db, caller, workspaceId, contactId);
+  return getFullContact(deps, caller, workspaceId, contactId);
 }
 
-async function addPet(db: Db, caller: CrmCaller, workspaceId: string, contactId: string, input: NewPet): Promise<PetRow> {
+async function addPet({ db }: CrmContactsDeps, caller: CrmCaller, workspaceId: string, contactId: string, input: NewPet): Promise<PetRow> {
   assertMember(caller, workspaceId);
   if (!(await findContact(workspaceId, contactId, {}, db))) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
   return insertPet(
@@ -104,7 +110,7 @@ async function addPet(db: Db, caller: CrmCaller, workspaceId: string, contactId:
 }
 
 /** Contacts as CRM users see and edit them, bound to the database once. */
-export function crmContactsService(deps: Db) {
+export function crmContactsService(deps: CrmContactsDeps) {
   return bindService(deps, { listWorkspaceContacts, getFullContact, editContact, addPet });
 }
 

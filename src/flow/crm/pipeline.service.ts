@@ -2,9 +2,9 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator, assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findContact } from '../contacts/contacts.repo.ts';
-import { assertAdministrator, assertMember } from './access.ts';
 import {
   type ChatRow,
   findLead,
@@ -18,12 +18,22 @@ import {
   updateLead,
 } from './pipeline.repo.ts';
 
-function getStages(db: Db, caller: CrmCaller, workspaceId: string): Promise<StageRow[]> {
+/** What the pipeline (stages, leads, chats) is run with. */
+export interface PipelineDeps {
+  db: Db;
+}
+
+function getStages({ db }: PipelineDeps, caller: CrmCaller, workspaceId: string): Promise<StageRow[]> {
   assertMember(caller, workspaceId);
   return listStages(workspaceId, db);
 }
 
-function createStage(db: Db, caller: CrmCaller, workspaceId: string, input: { name: string; position: number }): Promise<StageRow> {
+function createStage(
+  { db }: PipelineDeps,
+  caller: CrmCaller,
+  workspaceId: string,
+  input: { name: string; position: number },
+): Promise<StageRow> {
   assertAdministrator(caller, workspaceId, 'create pipeline stages');
   return insertStage({ workspaceId, name: input.name.trim(), position: input.position }, db);
 }
@@ -41,7 +51,7 @@ async function contactOrThrow(workspaceId: string, contactId: string, db: Db): P
 
 /** A contact has at most one active lead (unique index): a second → 409 ACTIVE_LEAD_EXISTS. */
 async function createLead(
-  db: Db,
+  { db }: PipelineDeps,
   caller: CrmCaller,
   workspaceId: string,
   input: { contact_id: string; stage_id: string },
@@ -60,7 +70,7 @@ async function createLead(
 }
 
 async function changeLead(
-  db: Db,
+  { db }: PipelineDeps,
   caller: CrmCaller,
   workspaceId: string,
   leadId: string,
@@ -87,7 +97,7 @@ async function changeLead(
 }
 
 async function createChat(
-  db: Db,
+  { db }: PipelineDeps,
   caller: CrmCaller,
   workspaceId: string,
   input: { contact_id: string; channel?: string },
@@ -98,7 +108,7 @@ async function createChat(
 }
 
 /** Stages, leads and chats of a workspace, bound to its database once. */
-export function pipelineService(deps: Db) {
+export function pipelineService(deps: PipelineDeps) {
   return bindService(deps, { getStages, createStage, createLead, changeLead, createChat });
 }
 

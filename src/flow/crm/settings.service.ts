@@ -1,10 +1,15 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { assertAdministrator, assertMember } from '../access.ts';
 import type { CrmCaller } from '../callers.ts';
 import { findWorkspace, updateWorkspace, type WorkspaceRow } from '../workspaces/workspaces.repo.ts';
-import { assertAdministrator, assertMember } from './access.ts';
 import { stageOrThrow } from './pipeline.service.ts';
+
+/** What workspace settings are read and changed with. */
+export interface SettingsDeps {
+  db: Db;
+}
 
 async function workspaceOrThrow(workspaceId: string, db: Db): Promise<WorkspaceRow> {
   const workspace = await findWorkspace(workspaceId, db);
@@ -12,7 +17,7 @@ async function workspaceOrThrow(workspaceId: string, db: Db): Promise<WorkspaceR
   return workspace;
 }
 
-async function readWorkspace(db: Db, caller: CrmCaller, workspaceId: string): Promise<WorkspaceRow> {
+async function readWorkspace({ db }: SettingsDeps, caller: CrmCaller, workspaceId: string): Promise<WorkspaceRow> {
   assertMember(caller, workspaceId);
   return workspaceOrThrow(workspaceId, db);
 }
@@ -20,7 +25,7 @@ async function readWorkspace(db: Db, caller: CrmCaller, workspaceId: string): Pr
 /** The settings an administrator changes; those not given stay as they are. */
 export type SettingsChanges = Partial<Pick<WorkspaceRow, 'contactSyncPolicy' | 'externalIdRekeying'>>;
 
-async function changeSettings(db: Db, caller: CrmCaller, workspaceId: string, changes: SettingsChanges) {
+async function changeSettings({ db }: SettingsDeps, caller: CrmCaller, workspaceId: string, changes: SettingsChanges) {
   assertAdministrator(caller, workspaceId, 'change workspace settings');
   const workspace = await workspaceOrThrow(workspaceId, db);
   if (Object.keys(changes).length === 0) return workspace;
@@ -29,7 +34,7 @@ async function changeSettings(db: Db, caller: CrmCaller, workspaceId: string, ch
 
 /** Enabling surveys needs a survey stage of this workspace; disabling may keep or clear it. */
 async function configureSurvey(
-  db: Db,
+  { db }: SettingsDeps,
   caller: CrmCaller,
   workspaceId: string,
   input: { enabled: boolean; survey_stage_id: string | null },
@@ -47,7 +52,7 @@ async function configureSurvey(
 }
 
 /** Workspace settings and survey configuration, bound to the database once. */
-export function settingsService(deps: Db) {
+export function settingsService(deps: SettingsDeps) {
   return bindService(deps, { readWorkspace, changeSettings, configureSurvey });
 }
 

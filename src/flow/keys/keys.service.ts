@@ -9,6 +9,11 @@ import { type ApiKeyRow, insertApiKey, listActiveApiKeys, revokeApiKey } from '.
 import { parseScopes } from './scopes.ts';
 import { displayPrefix, generateToken, hashToken } from './token.ts';
 
+/** What the integration keys of a workspace are managed with. */
+export interface CrmKeysDeps {
+  db: Db;
+}
+
 export interface NewApiKey {
   name: string;
   scopes: readonly string[];
@@ -29,7 +34,12 @@ export function assertKeyManager(caller: CrmCaller, workspaceId: string): void {
 }
 
 /** Issues a key; the plain token exists only in the returned value and is never stored. */
-async function issueApiKey(db: Db, caller: CrmCaller, workspaceId: string, input: NewApiKey): Promise<{ key: ApiKeyRow; token: string }> {
+async function issueApiKey(
+  { db }: CrmKeysDeps,
+  caller: CrmCaller,
+  workspaceId: string,
+  input: NewApiKey,
+): Promise<{ key: ApiKeyRow; token: string }> {
   assertKeyManager(caller, workspaceId);
   const name = input.name.trim();
   if (name === '' || name.length > 100) throw new AppError('INVALID_REQUEST', 'The key name must have 1 to 100 characters');
@@ -50,7 +60,7 @@ async function issueApiKey(db: Db, caller: CrmCaller, workspaceId: string, input
   return { key, token };
 }
 
-function listApiKeys(db: Db, caller: CrmCaller, workspaceId: string): Promise<ApiKeyRow[]> {
+function listApiKeys({ db }: CrmKeysDeps, caller: CrmCaller, workspaceId: string): Promise<ApiKeyRow[]> {
   assertKeyManager(caller, workspaceId);
   return listActiveApiKeys(workspaceId, db);
 }
@@ -59,7 +69,7 @@ function listApiKeys(db: Db, caller: CrmCaller, workspaceId: string): Promise<Ap
  * Revokes at once: the revocation is announced in its own transaction, so every process drops its
  * cached lookups as it commits, and this one before answering.
  */
-async function revokeKey(db: Db, caller: CrmCaller, workspaceId: string, keyId: string): Promise<void> {
+async function revokeKey({ db }: CrmKeysDeps, caller: CrmCaller, workspaceId: string, keyId: string): Promise<void> {
   assertKeyManager(caller, workspaceId);
   const found = await db.transaction(async (tx) => {
     const revoked = await revokeApiKey(workspaceId, keyId, tx);
@@ -71,7 +81,7 @@ async function revokeKey(db: Db, caller: CrmCaller, workspaceId: string, keyId: 
 }
 
 /** Integration keys of a workspace, bound to the database once. */
-export function crmKeysService(deps: Db) {
+export function crmKeysService(deps: CrmKeysDeps) {
   return bindService(deps, { issueApiKey, listApiKeys, revokeKey });
 }
 

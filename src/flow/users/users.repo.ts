@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
-import { crmUsers } from '../../platform/db/schema/index.ts';
+import { crmSessions, crmUsers } from '../../platform/db/schema/index.ts';
 
 export type CrmUserRow = typeof crmUsers.$inferSelect;
 
@@ -35,4 +35,13 @@ export async function setUserDisabled(workspaceId: string, userId: string, disab
 /** The time after which the user can no longer log in (the demo administrator's login). */
 export async function setUserExpiry(userId: string, expiresAt: Date, tx: Db): Promise<void> {
   await tx.update(crmUsers).set({ expiresAt }).where(eq(crmUsers.id, userId));
+}
+
+/**
+ * Ends every session of the user ("log out everywhere", a disabled user). Here rather than in
+ * auth/: disabling a user ends their sessions in the same transaction, and users/ is below auth/.
+ */
+export async function deleteSessionsOfUser(userId: string, tx: Db): Promise<number> {
+  const rows = await tx.delete(crmSessions).where(eq(crmSessions.userId, userId)).returning({ id: crmSessions.id });
+  return rows.length;
 }

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors.ts';
-import type { CrmCaller } from '../callers.ts';
+import { AppError } from '../platform/errors.ts';
+import type { CrmCaller } from './callers.ts';
 
 /** Any user of the workspace (agents included), or the operator. */
 export function assertMember(caller: CrmCaller, workspaceId: string): void {

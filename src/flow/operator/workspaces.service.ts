@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import type { CrmCaller } from '../callers.ts';
 import { CRM_KEY_INVALIDATION, invalidateCrmKeyCache } from '../keys/key-cache.ts';
 import { type OperatorDeps, usersService } from '../users/users.service.ts';
-import { insertWorkspace, updateWorkspace, type WorkspaceChanges, type WorkspaceRow } from './workspaces.repo.ts';
+import { insertWorkspace, updateWorkspace, type WorkspaceChanges, type WorkspaceRow } from '../workspaces/workspaces.repo.ts';
 
 export interface NewWorkspace {
   name: string;

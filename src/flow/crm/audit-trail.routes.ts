@@ -3,9 +3,9 @@ import { CONTACT_AUDIT_ACTIONS } from '../../platform/db/schema/index.ts';
 import { metaOf, pageOf } from '../../platform/http/pagination.ts';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
-import { PageMeta, PageQuery } from '../crm/crm-contacts.routes.ts';
 import { sessionCaller } from '../request-context.ts';
-import type { AuditService } from './audit.service.ts';
+import type { AuditService } from './audit-trail.service.ts';
+import { PageMeta, PageQuery } from './crm-contacts.routes.ts';
 
 const AuditEntry = z
   .object({
