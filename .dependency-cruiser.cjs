@@ -128,6 +128,14 @@ module.exports = {
       to: { path: '\\.routes\\.ts$' },
     },
     {
+      name: 'tree-base-files-import-no-feature',
+      severity: 'error',
+      comment:
+        "A tree's own base files (who is calling, the request's caller, role checks) sit below every feature of the tree: they import none.",
+      from: { path: '^src/(notes|flow)/(callers|request-context|access)\\.ts$' },
+      to: { path: '^src/(notes|flow)/[^/]+/' },
+    },
+    {
       name: 'notes-does-not-import-flow',
       severity: 'error',
       comment: 'The two API trees share only the floors below them.',

@@ -1,5 +1,4 @@
 import type { RequestOrigin } from '../platform/http/request-origin.ts';
-import type { CrmScope } from './keys/scopes.ts';
 
 // Who is asking, passed explicitly to every CRM service: a logged-in CRM user, an integration key,
 // or the operator at the CLI (trusted, no workspace of its own). A user or key acting through a
@@ -35,3 +34,19 @@ export interface OperatorCaller {
 export type CrmCaller = CrmUserCaller | ApiKeyCaller | OperatorCaller;
 
 export const OPERATOR: OperatorCaller = { kind: 'operator' };
+
+/**
+ * Every scope a CRM key can hold (API description §5.2). `/external/me` needs none. `contacts:erase`
+ * (anonymising a contact for good, docs/privacy.md) is its own scope: a key that may delete (and so
+ * restore) contacts may not erase them unless it is given that too.
+ */
+export const CRM_SCOPES = ['contacts:write', 'contacts:read', 'contacts:delete', 'contacts:erase', 'satisfaction:write'] as const;
+export type CrmScope = (typeof CRM_SCOPES)[number];
+
+/** A logged-in CRM user's session, as the session guard attaches it to the request. */
+export interface SessionView {
+  caller: CrmUserCaller;
+  email: string;
+  workspaceName: string;
+  expiresAt: Date;
+}

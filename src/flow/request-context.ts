@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors.ts';
 import { requestOriginOf } from '../platform/http/request-origin.ts';
-import type { SessionView } from './auth/sessions.service.ts';
-import type { ApiKeyCaller, CrmUserCaller } from './callers.ts';
+import type { ApiKeyCaller, CrmUserCaller, SessionView } from './callers.ts';
 
 // What the CRM authentication hooks attach to a request.
 declare module 'fastify' {

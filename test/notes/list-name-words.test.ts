@@ -3,7 +3,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 
-// note_name_words and note_name_dictionary (note-name-words.sql) are what a name search reads
+// note_name_words and note_name_dictionary (name-words.sql) are what a name search reads
 // (name-words.repo.ts): after every kind of write to notes they must say exactly what the notes'
 // folded names say, or a search would miss a note (or keep a patient's name after an erasure).
 const { db } = await createTestApp();

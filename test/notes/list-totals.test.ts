@@ -29,7 +29,7 @@ const insertNotes = (clinicId: string, names: string[], daysAgo = 0) =>
 /**
  * Notes written with the triggers off (`session_replication_role = replica`), so the clinic's
  * version does not change: a list that does not show them reused a count, one that does counted.
- * Their names' words are written as the trigger would (note-name-words.sql), or a name search
+ * Their names' words are written as the trigger would (name-words.sql), or a name search
  * could not find them at all.
  */
 const insertUnseen = (clinicId: string, names: string[], daysAgo = 0) =>

@@ -92,6 +92,7 @@ describe('npm run check:deps', () => {
       'notes-store-imports-no-feature',
       { 'notes/store/notes.repo.ts': 'notes/processing/write-sections.ts', 'notes/processing/write-sections.ts': null },
     ],
+    ['tree-base-files-import-no-feature', { 'flow/callers.ts': 'flow/keys/scopes.ts', 'flow/keys/scopes.ts': null }],
     ['no-circular', { 'notes/store/a.ts': 'notes/store/b.ts', 'notes/store/b.ts': 'notes/store/a.ts' }],
   ])('fails on an import that breaks %s', async (rule, files) => {
     const result = await check(treeOf(files));

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { errorResponses, TimestampSchema, toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
+import type { SessionView } from '../callers.ts';
 import { sessionCaller } from '../request-context.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/password.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.ts';
-import type { SessionsService, SessionView } from './sessions.service.ts';
+import type { SessionsService } from './sessions.service.ts';
 
 const LoginBody = z.object({
   email: z.string().min(1).max(320),

@@ -3,7 +3,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { CrmUserCaller } from '../callers.ts';
+import type { CrmUserCaller, SessionView } from '../callers.ts';
 import { dummyPasswordHash, verifyPassword } from '../users/password.ts';
 import { deleteSessionsOfUser, findUserByEmail } from '../users/users.repo.ts';
 import { normaliseEmail } from '../users/users.service.ts';
@@ -16,13 +16,6 @@ export type SessionConfig = Pick<Config, 'CRM_SESSION_TTL_MINUTES' | 'CRM_SESSIO
 export interface SessionDeps {
   db: Db;
   config: SessionConfig;
-}
-
-export interface SessionView {
-  caller: CrmUserCaller;
-  email: string;
-  workspaceName: string;
-  expiresAt: Date;
 }
 
 // One message whatever was wrong, so a login never tells whether an email has an account.

@@ -1,12 +1,7 @@
 import { AppError } from '../../platform/errors.ts';
+import { CRM_SCOPES, type CrmScope } from '../callers.ts';
 
-/**
- * Every scope a CRM key can hold (API description §5.2). `/external/me` needs none. `contacts:erase`
- * (anonymising a contact for good, docs/privacy.md) is its own scope: a key that may delete (and so
- * restore) contacts may not erase them unless it is given that too.
- */
-export const CRM_SCOPES = ['contacts:write', 'contacts:read', 'contacts:delete', 'contacts:erase', 'satisfaction:write'] as const;
-export type CrmScope = (typeof CRM_SCOPES)[number];
+export { CRM_SCOPES, type CrmScope };
 
 const KNOWN = new Set<string>(CRM_SCOPES);
 

@@ -6,7 +6,7 @@ import type { NoteFilters } from './note-filters.ts';
 
 /**
  * A name search through the words of the clinic's note names (note_name_words, kept by
- * note-name-words.sql; docs/notes-reads.md). The folded search is split on spaces like the names
+ * name-words.sql; docs/notes-reads.md). The folded search is split on spaces like the names
  * are; each of its words can only be part of certain words of a matching name: the first a word's
  * end, the last a word's start, any between a whole word, and a search of one word any part of a
  * word. The clinic's dictionary turns each into the words it can be (`silva` → `silva`, `ao` →

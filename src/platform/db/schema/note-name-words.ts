@@ -7,7 +7,7 @@ import type { TranscriptionStatus } from './notes.ts';
  * with the note's place in the list (created_at, id), the whole folded name and the status: a name search walks
  * the notes holding one word newest first, in this index alone, and checks the whole name on each
  * entry (docs/notes-reads.md, "How a name search finds its page"). Personal data (the patient's
- * name): written and deleted only by the triggers in src/notes/reads/note-name-words.sql, in the
+ * name): written and deleted only by the triggers in src/notes/reads/name-words.sql, in the
  * transaction of the note's insert, change (of name or status) or deletion (erasure).
  */
 export const noteNameWords = pgTable(

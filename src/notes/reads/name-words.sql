@@ -1,6 +1,6 @@
 -- SOURCE OF TRUTH for the function and triggers that keep note_name_words and note_name_dictionary:
 -- never edit them in a migration by hand: change this file, then `npm run db:function --
--- src/notes/reads/note-name-words.sql <what_changed>` writes a migration with its content.
+-- src/notes/reads/name-words.sql <what_changed>` writes a migration with its content.
 --
 -- A name search (note-list.repo.ts, docs/notes-reads.md) turns each word of the search into the
 -- words of the clinic's note names that can hold it (note_name_dictionary), then walks the notes of
