@@ -38,29 +38,11 @@ export function sniffAudioFormat(head: Buffer): { format: AudioFormat } | { form
 }
 
 /**
- * The duration in seconds of a file whose bytes looked like `format`, read by music-metadata.
- * Returns null when the container cannot be read or holds no measurable audio (music-metadata
- * answers a text file named .mp3 with an empty format and no error, and throws on a truncated m4a).
- */
-export async function probeDurationSeconds(filePath: string): Promise<number | null> {
-  // Imported on the first upload, not at start-up: ~40 modules a process that takes no upload
-  // (ROLE=worker) need not hold (docs/benchmarks.md, idle memory).
-  const { parseFile } = await import('music-metadata');
-  try {
-    const { format } = await parseFile(filePath, { duration: true, skipCovers: true });
-    if (!format.container || !format.duration || !Number.isFinite(format.duration) || format.duration <= 0) return null;
-    return format.duration;
-  } catch {
-    return null;
-  }
-}
-
-/**
  * The most seconds `bytes` of an audio file can play whatever its header says, or null where the
  * format sets no useful bound. MPEG audio's lowest bitrate is 8 kbps, so an MP3 plays at most a
- * second per 1000 bytes (one frame more for rounding): a longer duration is a Xing or VBRI frame
- * count that lies (music-metadata believes it), and it would size the note's chunk plan and quota.
- * WAV durations are already read from the data present; an m4a's samples are checked when split.
+ * second per 1000 bytes (one frame more for rounding): the duration probe (duration.ts) counts the
+ * frames that are there, so this is a second guard on what sizes the note's chunk plan and quota.
+ * WAV durations are read from the data present; an m4a's samples are checked when split.
  */
 export function mostSecondsIn(format: AudioFormat, bytes: number): number | null {
   return format === 'mp3' ? bytes / 1000 + 0.2 : null;

@@ -39,7 +39,10 @@ export function samplesMoov(
   const { timescale } = description;
   const count = runs.reduce((sum, run) => sum + run.stop - run.first, 0);
   const sizes = Buffer.alloc(4 * count);
-  const deltas: number[] = [];
+  // The time-to-sample entries (count, delta), written straight into the box's body: samples of
+  // alternating durations make one entry each, millions of them, which no argument list can hold.
+  const deltas = Buffer.alloc(8 * count);
+  let entries = 0;
   let duration = 0;
   let n = 0;
   for (const { table, first, stop } of runs) {
@@ -47,15 +50,19 @@ export function samplesMoov(
     for (let i = first; i < stop; i++) {
       sizes.writeUInt32BE(table.sizes[i]!, 4 * n++);
       const delta = table.times[i + 1]! - table.times[i]!;
-      const last = deltas.length - 2;
-      if (last >= 0 && deltas[last + 1] === delta) deltas[last] = deltas[last]! + 1;
-      else deltas.push(1, delta);
+      if (entries > 0 && deltas.readUInt32BE(8 * entries - 4) === delta) {
+        deltas.writeUInt32BE(deltas.readUInt32BE(8 * entries - 8) + 1, 8 * entries - 8);
+      } else {
+        deltas.writeUInt32BE(1, 8 * entries);
+        deltas.writeUInt32BE(delta >>> 0, 8 * entries + 4);
+        entries++;
+      }
     }
   }
   const stbl = box(
     'stbl',
     description.stsd,
-    fullBox('stts', 0, u32(deltas.length / 2, ...deltas)),
+    fullBox('stts', 0, u32(entries), deltas.subarray(0, 8 * entries)),
     fullBox('stsc', 0, u32(1, 1, count, 1)),
     fullBox('stsz', 0, u32(0, count), sizes),
     fullBox('stco', 0, u32(1, dataOffset)),

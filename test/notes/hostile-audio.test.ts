@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openAsBlob, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { demoNotesKey, startServer } from '../helpers/processes.ts';
 import { fixture } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
-import { hostileAac, hostileM4a, hostileMp3, hostileWav } from '../providers/hostile-audio.ts';
+import { hostileAac, hostileM4a, hostileMp3, hostileWav, writeM4aWithHugeSampleTable } from '../providers/hostile-audio.ts';
 
 // Crafted audio files whose headers declare counts and sizes the bytes do not hold (one 49 KB m4a
 // used to grow the process to 13 GB), uploaded through the real route to a real server process
@@ -137,6 +137,7 @@ describe(`hostile audio files (${postgres ? 'Postgres' : 'embedded'})`, () => {
       })();
 
       const outcomes: Record<string, string> = {};
+      const largeCases: string[] = [];
       try {
         const created: { name: string; id: string }[] = [];
         for (const { format, name, make } of cases) {
@@ -156,6 +157,38 @@ describe(`hostile audio files (${postgres ? 'Postgres' : 'embedded'})`, () => {
           // The message says what in the file is wrong, for the clinic's integrator.
           if (final.failure) expect(final.failure.message, name).toMatch(/(m4a|mp3|wav|aac) audio/);
         }
+        // Three large crafted m4a files at once (issue: each grew the process by ~600 MB and froze
+        // it for seconds while a metadata library read its 15-million-entry sample table): one
+        // whose header says 960,000 s (refused at upload), two that say 30 min (accepted, then
+        // refused by the splitter, whose index limit the table exceeds). Streamed from disk.
+        const large = [
+          { name: 'm4a: 72 MB, 15 M samples, 960000 s', seconds: 960_000 },
+          { name: 'm4a: 72 MB, 15 M samples, says 1800 s (a)', seconds: 1800 },
+          { name: 'm4a: 72 MB, 15 M samples, says 1800 s (b)', seconds: 1800 },
+        ];
+        const files = large.map(({ seconds }, i) => {
+          const file = path.join(dataDir, `large-${i}.m4a`);
+          writeM4aWithHugeSampleTable(file, { samples: 15_000_000, mdatBytes: 12 * 2 ** 20, seconds });
+          return file;
+        });
+        const answers = await Promise.all(
+          files.map(async (file) => {
+            const form = new FormData();
+            form.append('metadata', JSON.stringify({ name: 'large' }));
+            form.append('audio', await openAsBlob(file), 'large.m4a');
+            const response = await fetch(`${server.baseUrl}/notes/v1/notes`, { method: 'POST', body: form, headers });
+            return { status: response.status, body: (await response.json()) as { code?: string; data?: { id: string } } };
+          }),
+        );
+        for (const [i, answer] of answers.entries()) {
+          const { name } = large[i]!;
+          if (answer.status !== 201) outcomes[name] = `${answer.status} ${answer.body.code}`;
+          else {
+            const final = await settled(answer.body.data!.id);
+            outcomes[name] = `${final.transcription_status} ${final.failure?.code ?? ''}`;
+          }
+        }
+        largeCases.push(...large.map(({ name }) => name));
       } finally {
         watching = false;
         await health;
@@ -169,8 +202,8 @@ describe(`hostile audio files (${postgres ? 'Postgres' : 'embedded'})`, () => {
       );
       expect(server.child.exitCode ?? server.child.signalCode, 'the server exited').toBeNull();
       expect(peak - baseline, `RSS grew from ${baseline.toFixed(0)} MB to ${peak.toFixed(0)} MB`).toBeLessThan(MAX_RSS_GROWTH_MB);
-      for (const { format, name } of cases) {
-        const label = `${format}: ${name}`;
+      expect(largeCases).toHaveLength(3);
+      for (const label of [...cases.map(({ format, name }) => `${format}: ${name}`), ...largeCases]) {
         expect(outcomes[label], label).toMatch(
           /^(4\d\d (INVALID_AUDIO_FORMAT|AUDIO_DURATION_INVALID)|failed TRANSCRIPTION_AUDIO_UNREADABLE)$/,
         );

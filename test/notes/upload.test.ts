@@ -156,15 +156,13 @@ describe('POST /notes rejects, leaving nothing behind', () => {
     });
   });
 
-  it('an mp3 whose Xing frame count says 2000 s in 49 KB → 400, before any note or job', async () => {
+  it('an mp3 whose Xing frame count says 2000 s in 49 KB is measured by its frames (6 s → 422), before any note or job', async () => {
     await expectNothingLeftBehind(async () => {
+      // The duration is counted from the frames that are there, never taken from the tag.
       const bytes = hostileMp3['Xing frame count (2000 s in 49 KB)']!();
       const response = await upload({ audio: { bytes, fileName: 'x.mp3' }, metadata });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({
-        code: 'INVALID_AUDIO_FORMAT',
-        details: { received: `mp3 (its header says 2000 s; its ${bytes.length} bytes hold at most 49 s)` },
-      });
+      expect(response.statusCode).toBe(422);
+      expect(response.json()).toMatchObject({ code: 'AUDIO_DURATION_INVALID', details: { duration: 6.12 } });
     });
   });
 

@@ -4,6 +4,7 @@
 // it as audio and the splitter is asked to cut it. Built from scratch here, so the test states
 // exactly which field lies.
 
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { box, fullBox, u32 } from '../../src/audio/mp4-boxes.ts';
 import { fixture } from '../helpers/uploads.ts';
 
@@ -223,3 +224,64 @@ export const hostileAac: Record<string, () => Buffer> = {
   'ADTS frame lengths shorter than the header': () =>
     Buffer.concat(Array.from({ length: 3000 }, () => Buffer.concat([adtsHeader(5), Buffer.alloc(9)]))),
 };
+
+/**
+ * A large m4a written to `file`: a valid header whose sample table lists `samples` samples of 4
+ * bytes (the `stsz` alone holds 4 bytes each: 15 million make ~60 MB), `mdatBytes` of audio after
+ * it, and an `mdhd` that says `seconds`. A reader that loads the sample table into objects grows by
+ * hundreds of MB; the upload's duration probe must not read it at all. Written in slices, so the
+ * test holds a few MB whatever the size.
+ */
+export function writeM4aWithHugeSampleTable(
+  file: string,
+  { samples, mdatBytes, seconds }: { samples: number; mdatBytes: number; seconds: number },
+) {
+  const duration = seconds * TIMESCALE;
+  const stszHeader = Buffer.concat([u32(8 + 12 + 4 * samples), Buffer.from('stsz', 'latin1'), u32(0, 0, samples)]);
+  const stco = fullBox('stco', 0, u32(1, 0));
+  const stszBytes = stszHeader.length + 4 * samples;
+  const tables = Buffer.concat([STSD, fullBox('stts', 0, u32(1, samples, 1024)), fullBox('stsc', 0, u32(1, 1, samples, 1))]);
+  const stblHead = Buffer.concat([u32(8 + tables.length + stszBytes + stco.length), Buffer.from('stbl', 'latin1'), tables]);
+  const stblBytes = stblHead.length + stszBytes + stco.length;
+  const smhd = fullBox('smhd', 0, u32(0));
+  const dinf = box('dinf', fullBox('dref', 0, u32(1), box('url ', u32(1))));
+  const minfBytes = 8 + smhd.length + dinf.length + stblBytes;
+  const hdlr = fullBox('hdlr', 0, u32(0), Buffer.from('soun', 'latin1'), u32(0, 0, 0), Buffer.from('SoundHandler\0', 'latin1'));
+  const mdhd = fullBox('mdhd', 0, u32(0, 0, TIMESCALE, duration, 0x55c40000));
+  const mdiaBytes = 8 + mdhd.length + hdlr.length + minfBytes;
+  const tkhd = box('tkhd', u32(3, 0, 0, 1, 0, duration, 0, 0, 0, 0x01000000, ...MATRIX, 0, 0));
+  const trakBytes = 8 + tkhd.length + mdiaBytes;
+  const mvhd = fullBox('mvhd', 0, u32(0, 0, TIMESCALE, duration, 0x00010000, 0x01000000, 0, 0, ...MATRIX, 0, 0, 0, 0, 0, 0, 2));
+  const moovBytes = 8 + mvhd.length + trakBytes;
+  const ftyp = box('ftyp', Buffer.from('M4A ', 'latin1'), u32(0), Buffer.from('M4A isommp42', 'latin1'));
+  const header = (bytes: number, type: string) => Buffer.concat([u32(bytes), Buffer.from(type, 'latin1')]);
+  const fd = openSync(file, 'w');
+  try {
+    for (const part of [
+      ftyp,
+      header(moovBytes, 'moov'),
+      mvhd,
+      header(trakBytes, 'trak'),
+      tkhd,
+      header(mdiaBytes, 'mdia'),
+      mdhd,
+      hdlr,
+      header(minfBytes, 'minf'),
+      smhd,
+      dinf,
+      stblHead,
+      stszHeader,
+    ]) {
+      writeSync(fd, part);
+    }
+    const slice = Buffer.alloc(4 * 2 ** 20);
+    for (let i = 0; i < slice.length; i += 4) slice.writeUInt32BE(4, i);
+    for (let left = 4 * samples; left > 0; left -= slice.length) writeSync(fd, slice, 0, Math.min(slice.length, left));
+    writeSync(fd, stco);
+    writeSync(fd, header(8 + mdatBytes, 'mdat'));
+    const zeros = Buffer.alloc(4 * 2 ** 20);
+    for (let left = mdatBytes; left > 0; left -= zeros.length) writeSync(fd, zeros, 0, Math.min(zeros.length, left));
+  } finally {
+    closeSync(fd);
+  }
+}

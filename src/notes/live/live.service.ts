@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from '../../audio/format.ts';
+import { probeDurationSeconds } from '../../audio/duration.ts';
+import { ACCEPTED_FORMATS, mostSecondsIn, sniffAudioFormat } from '../../audio/format.ts';
 import { joinedSeconds } from '../../audio/join.ts';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { ACCEPTED_FORMATS, mostSecondsIn, probeDurationSeconds, sniffAudioFormat } from '../../audio/format.ts';
+import { probeDurationSeconds } from '../../audio/duration.ts';
+import { ACCEPTED_FORMATS, mostSecondsIn, sniffAudioFormat } from '../../audio/format.ts';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
