@@ -310,6 +310,81 @@ describe('the clinical record, end to end', () => {
     }
   });
 
+  it('an amendment re-reads the vitals its words changed: the note, the exports and note.amended show the new values, flagged', {
+    timeout: 60_000,
+  }, async () => {
+    const id = await uploadNote(app, clinic.editor, { name: 'Vitais', species: 'canine' }, 'consultation.m4a');
+    expect(await waitUntilSettled(app, clinic.viewer, id, 30_000)).toBe('completed');
+    const draft = await fetchNote(id);
+    const exam = draft.note_sections.find((section: any) => section.label === 'physical_exam');
+    const weight = {
+      code: 'weight',
+      value: 8.5,
+      unit: 'kg',
+      comparator: null,
+      text: 'pesa oito quilos e meio',
+      evidence: { start: 5.5, end: 9 },
+      flag: null,
+    };
+    expect(draft.vitals).toEqual([
+      {
+        code: 'temperature',
+        value: 39.4,
+        unit: '°C',
+        comparator: null,
+        text: 'Temperatura trinta e nove e quatro',
+        evidence: { start: 9, end: 13 },
+        flag: 'high',
+      },
+      weight,
+    ]);
+    expect((await call('POST', `/notes/${id}/sign`, clinic.editor, { signed_by: ANA, acknowledge_flags: true })).statusCode).toBe(200);
+
+    const content = 'Peso 8,5 kg. FC 260 bpm, temperatura 41,5 °C; dor abdominal à palpação.';
+    const amended = await call('POST', `/notes/${id}/amendments`, clinic.editor, {
+      section_id: exam.id,
+      content,
+      reason: 'Parâmetros conferidos no prontuário',
+      signed_by: ANA,
+    });
+    expect(amended.statusCode, amended.body).toBe(201);
+    const amendment = amended.json().data;
+
+    // The old temperature is gone; the new values are read from the amended words (no audio said
+    // them, so no evidence) and flagged against the dog's ranges; the untouched weight keeps its evidence.
+    const expected = [
+      { code: 'temperature', value: 41.5, unit: '°C', comparator: null, text: 'temperatura 41,5 °C', evidence: null, flag: 'high' },
+      weight,
+      { code: 'heart_rate', value: 260, unit: 'bpm', comparator: null, text: 'FC 260 bpm', evidence: null, flag: 'high' },
+    ];
+    const note = await fetchNote(id);
+    expect(note.vitals).toEqual(expected);
+    // The hash covers the sections' texts only: the amendment's link is still the note as fetched.
+    expect(amendment.content_sha256).toBe(expectedHash(note, note.signature));
+
+    // The "Sinais vitais" block; the old words stay only in the amendment block, as the text it replaced.
+    const txt = (await call('GET', `/notes/${id}/export?format=txt`, clinic.viewer)).body;
+    expect(txt).toContain(
+      'Sinais vitais\n-------------\n- Temperatura: 41,5 °C [ALTO]\n- Peso: 8,5 kg\n- Frequência cardíaca: 260 bpm [ALTO]\n\n',
+    );
+    expect(txt).not.toContain('Temperatura: 39,4');
+    // RTF writes a character outside ASCII as \uN and a fallback ("\u176?C", "Frequ\u234encia"): read back as the character.
+    const rtf = (await call('GET', `/notes/${id}/export?format=rtf`, clinic.viewer)).body.replace(/\\u(\d+)./g, (_, code) =>
+      String.fromCharCode(Number(code)),
+    );
+    expect(rtf).toContain('- Temperatura: 41,5 °C [ALTO]');
+    expect(rtf).toContain('- Frequência cardíaca: 260 bpm [ALTO]');
+    expect(rtf).not.toContain('Temperatura: 39,4');
+
+    const [event] = await eventually(async () => {
+      const mine = receiver.ofType('note.amended').filter((entry) => JSON.parse(entry.body).data.note_id === id);
+      return mine.length > 0 ? mine : undefined;
+    }, 20_000);
+    const payload = (new Webhook(hook.secret).verify(event!.body, event!.headers as Record<string, string>) as any).data;
+    expect(payload.amendment.id).toBe(amendment.id);
+    expect(payload.vitals).toEqual(expected);
+  });
+
   it('refuses every write on a signed note with 409 NOTE_SIGNED, writing nothing', async () => {
     const note = await clinicalDraft('Travada');
     const section = note.note_sections[0];

@@ -139,6 +139,34 @@ describe('numbers that are not vitals', () => {
   });
 });
 
+describe('dose rates are never a weight', () => {
+  // A dose per body weight ("1 ml para cada 50 kg de peso vivo") names a weight band of the
+  // prescription, not the patient's weight: a herd consultation turned one into a weight of 50 kg.
+  it.each([
+    '1 ml para cada 50 kg de peso vivo',
+    '1 ml/50 kg',
+    '2 mg por kg',
+    '0,2 ml a cada 10 kg de peso vivo',
+    'dose de 1 ml por 10 kg de PV',
+    'ivermectina 1%, 1 ml para cada 50 kg de peso vivo, em todo o lote',
+    'um comprimido por 10 kg de peso',
+    '2 mg por kg de peso vivo',
+  ])('%s → no weight', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+
+  it.each([
+    ['peso 32,4 kg', 'weight=32.4'],
+    ['pesando 50 kg', 'weight=50'],
+    ['está com 50 quilos', 'weight=50'],
+    ['vaca holandesa, peso vivo de 450 kg', 'weight=450'],
+    ['vaca de 450 kg de peso vivo', 'weight=450'],
+    ['vaca com 450 kg de peso vivo; ivermectina 1 ml para cada 50 kg de peso vivo', 'weight=450'],
+  ])('%s → %s', (text, expected) => {
+    expect(found(text)).toEqual([expected]);
+  });
+});
+
 describe('species', () => {
   it.each([
     ['paciente canino, SRD', 'canine'],

@@ -21,6 +21,7 @@ import {
   setRecordStatus,
 } from '../store/record.repo.ts';
 import { toAmendmentBody } from '../store/record.view.ts';
+import { reextractEditedVitals } from '../vitals/section-edit.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { contentSha256 } from './content-hash.ts';
 import type { AmendInput, SignInput } from './record.schemas.ts';
@@ -86,8 +87,9 @@ async function sign(deps: RecordDeps, caller: NotesCaller, noteId: string, input
 }
 
 /**
- * Corrects one section of a signed note: the section shows the new content, and an append-only
- * amendment keeps the text it replaced, the reason, the signer and the next link of the hash chain.
+ * Corrects one section of a signed note: the section shows the new content (and the note the
+ * vitals its new words say), and an append-only amendment keeps the text it replaced, the reason,
+ * the signer and the next link of the hash chain.
  */
 async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, input: AmendInput) {
   const amendment = await deps.db.transaction(async (tx) => {
@@ -102,6 +104,9 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
     const last = await lastAmendment(noteId, tx);
     const { title, order, position, label } = section;
     await updateSection(section, { title, order, position, label, content: input.content }, tx);
+    // Vitals whose words the amendment changed are read again from the new text, as a section edit
+    // reads them (notes-vitals.md), before the note.amended event renders the note.
+    await reextractEditedVitals({ noteId, clinicId: note.clinicId, before: section.content, after: input.content }, tx);
     const hash = contentSha256({
       noteId,
       sections: await sectionsOf(noteId, tx),

@@ -204,6 +204,8 @@ function weightContextOk(words: string[], first: number, end: number): boolean {
       return false;
   }
   if (first > 0 && ['/', 'por', 'a', 'e'].includes(words[first - 1]!) && isNumberAt(words, first - 2)) return false;
+  // A dose rate: "1 ml/50 kg", "um comprimido por 10 kg", "a cada 10 kg" is per body weight, not a weight.
+  if (['/', 'por', 'cada'].includes(words[first - 1] ?? '')) return false;
   for (let k = end; k < Math.min(words.length, end + 3); k++) if (PAST_AFTER.has(words[k]!)) return false;
   // "de 2 kg" is a package ("a de 2 kg", "saco de 15 kg") unless an animal comes before ("um cão de 12 kg").
   if (words[first - 1] === 'de' && !speciesAt(words, first - 2) && !['paciente', 'animal'].includes(words[first - 2] ?? '')) return false;
@@ -227,10 +229,14 @@ function unitFirstAt(words: string[], at: number): { code: NumericCode; reading:
   for (const code of ['heart_rate', 'respiratory_rate', 'temperature', 'dehydration', 'weight'] as const) {
     const reading = readValue(code, words, at, null, false, false);
     if (!reading) continue;
-    // "de desidratação", "de temperatura", "desidratado": a cue after the number names it.
+    // "de desidratação", "de temperatura", "desidratado": a cue after the number names it. A weight
+    // still needs its context: "1 ml para cada 50 kg de peso vivo" is a dose rate, not the patient's.
     const cueAfter =
       cueOfCodeAt(code, words, reading.end) ?? (words[reading.end] === 'de' ? cueOfCodeAt(code, words, reading.end + 1) : null);
-    if (cueAfter !== null) return { code, reading: { ...reading, end: cueAfter } };
+    if (cueAfter !== null) {
+      if (code === 'weight' && !weightContextOk(words, at, reading.end)) continue;
+      return { code, reading: { ...reading, end: cueAfter } };
+    }
     const numberEnd = readNumber(words, at, FRACTION[code] ?? null)!.end;
     const unitWords = words.slice(numberEnd, reading.end);
     const naming = SELF_NAMING_UNITS[code]?.some((phrase) => startsWith(unitWords, 0, phrase));

@@ -1,9 +1,10 @@
-// A section edited by the vet: when the edit changes the words a vital came from, the vital is read
-// again from the new text. Compared by value, so this works for verbatim sections (the
-// transcript's own words) and drafted ones ("T 39,8 °C") alike: a value the old text said and the
-// new one does not is dropped from the note; a value the new text says and the old one did not is
-// added, with the words as edited and no evidence (no audio said them), flagged against the
-// clinic's ranges of today. Vitals the edit did not touch keep their evidence and flags.
+// A section edited by the vet (a draft's section edit, or an amendment of a signed note): when the
+// edit changes the words a vital came from, the vital is read again from the new text. Compared by
+// value, so this works for verbatim sections (the transcript's own words) and drafted ones
+// ("T 39,8 °C") alike: a value the old text said and the new one does not is dropped from the note;
+// a value the new text says and the old one did not is added, with the words as edited and no
+// evidence (no audio said them), flagged against the clinic's ranges of today. Vitals the edit did
+// not touch keep their evidence and flags.
 
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredVital } from '../../platform/db/schema/index.ts';
