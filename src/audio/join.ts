@@ -13,7 +13,7 @@ import { type FrameSource, openFrameSource, xingFrame } from './frames.ts';
 import { FTYP, readMoov, sampleAt, samplesMoov } from './mp4.ts';
 import { u32 } from './mp4-boxes.ts';
 import { readSampleTable, type SampleTable } from './mp4-table.ts';
-import { readLayout } from './wav.ts';
+import { readLayout, wavHeader } from './wav.ts';
 
 /** A range of one file: seconds from its start; `end` may be Infinity. */
 export interface JoinPiece {
@@ -74,13 +74,7 @@ async function joinWav(pieces: JoinPiece[], outPath: string): Promise<JoinedPiec
       };
     });
     const bytes = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
-    const header = Buffer.alloc(12 + fmt.length + 8);
-    header.write('RIFF', 0, 'latin1');
-    header.writeUInt32LE(header.length - 8 + bytes + (bytes % 2), 4);
-    header.write('WAVE', 8, 'latin1');
-    fmt.copy(header, 12);
-    header.write('data', 12 + fmt.length, 'latin1');
-    header.writeUInt32LE(bytes, 16 + fmt.length);
+    const header = wavHeader(fmt, bytes);
     const target = await open(outPath, 'w');
     const buffer = Buffer.allocUnsafe(IO_BUFFER_BYTES);
     try {

@@ -58,6 +58,22 @@ export async function readLayout(handle: FileHandle, size: number): Promise<WavL
   throw new AudioSplitError('the wav audio has no readable fmt and data chunks');
 }
 
+/**
+ * The RIFF/WAVE header of a file holding `fmtChunk` and then `dataBytes` bytes of samples (a pad
+ * byte follows an odd count, which the RIFF size includes): what goes before the copied data of a
+ * chunk cut out of one file or of files joined into one.
+ */
+export function wavHeader(fmtChunk: Buffer, dataBytes: number): Buffer {
+  const header = Buffer.alloc(12 + fmtChunk.length + 8);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(header.length - 8 + dataBytes + (dataBytes % 2), 4);
+  header.write('WAVE', 8, 'latin1');
+  fmtChunk.copy(header, 12);
+  header.write('data', 12 + fmtChunk.length, 'latin1');
+  header.writeUInt32LE(dataBytes, 16 + fmtChunk.length);
+  return header;
+}
+
 export async function openWavSplitter(sourcePath: string): Promise<AudioSplitter> {
   const handle = await open(sourcePath, 'r');
   let layout: WavLayout;
@@ -84,13 +100,7 @@ export async function openWavSplitter(sourcePath: string): Promise<AudioSplitter
     const first = blockAt(start);
     const last = Number.isFinite(end) ? blockAt(end) : blocks - 1;
     const bytes = (last - first + 1) * blockAlign;
-    const header = Buffer.alloc(12 + fmtChunk.length + 8);
-    header.write('RIFF', 0, 'latin1');
-    header.writeUInt32LE(header.length - 8 + bytes + (bytes % 2), 4);
-    header.write('WAVE', 8, 'latin1');
-    fmtChunk.copy(header, 12);
-    header.write('data', 12 + fmtChunk.length, 'latin1');
-    header.writeUInt32LE(bytes, 16 + fmtChunk.length);
+    const header = wavHeader(fmtChunk, bytes);
     const target = await open(outPath, 'w');
     try {
       await writeAll(target, header);

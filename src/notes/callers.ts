@@ -1,5 +1,7 @@
 // Who is asking, passed explicitly to every Notes service (as flow/callers.ts does for the CRM).
 
+import type { RequestOrigin } from '../platform/http/request-origin.ts';
+
 // What a Notes key may do: a role is a named set of permissions.
 export const ROLES = ['administrator', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -19,6 +21,6 @@ export interface NotesCaller {
   readonly clinicId: string;
   readonly role: Role;
   readonly permissions: readonly Permission[];
-  /** The request being served (its X-Request-Id), for the note's history; absent outside a request. */
-  readonly requestId?: string;
+  /** The request being served (its X-Request-Id and address), for the note's history; absent outside a request. */
+  readonly request?: RequestOrigin;
 }

@@ -14,7 +14,7 @@ import { type ExportService, exportService } from './export/export.service.ts';
 import { type HistoryService, historyService } from './history/history.service.ts';
 import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
-import { createLiveCapture, liveNotesTranscriber } from './live/live.module.ts';
+import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
@@ -80,14 +80,18 @@ export interface NotesPorts extends NotesProviders {
 const KEY_CACHE_TTL_MS = 3_000;
 
 /**
- * Builds the Notes tree on `jobs`, before the queue starts: its job definitions are registered
- * there, and its services bound once to the database, the queue and the settings they use.
+ * Builds the Notes tree on `jobs`, before the queue starts: every Notes job is registered here (the
+ * feature modules, webhooks and live, only build their definitions), and its services are bound
+ * once to the database, the queue and the settings they use.
  */
 export function createNotesModule(config: Config, database: Database, jobs: JobQueue, logger: Logger, ports: NotesPorts): NotesModule {
   const db = database.db;
   const { storage, ...providers } = ports;
   const tempDir = transcriptionTempDir(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
+  // Webhook deliveries, and the sweep that re-queues overdue ones (notes/webhooks/).
+  jobs.register(webhooks.jobs.deliver);
+  jobs.register(webhooks.jobs.sweep);
   const measured = measuredProviders(providers);
   const transcribe = jobs.register(
     transcribeJob({
@@ -117,6 +121,10 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
 
   // The files of deleted notes, retried in the background when storage refuses (notes/erasure/).
   const purge = jobs.register(purgeFilesJob({ storage, tempRoot: tempDir }));
+
+  // A live capture's parts transcribed as they arrive, its idle close and the joining of its recording (notes/live/).
+  const built = liveCaptureJobs({ config, db, jobs, storage, transcriber: measured.transcriber, events: webhooks.noteEvents, transcribe });
+  const liveJobs = { part: jobs.register(built.part), join: jobs.register(built.join), idle: jobs.register(built.idle) };
 
   const idempotent = idempotency(db);
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
@@ -148,10 +156,9 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       db,
       jobs,
       storage,
-      transcriber: measured.transcriber,
       idempotent,
-      events: webhooks.noteEvents,
       transcribe,
+      liveJobs,
       defaultNoteStyle: config.NOTE_STYLE,
       clinicalAvailable: Boolean(providers.drafter),
     }),

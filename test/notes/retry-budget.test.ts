@@ -1,14 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHUNK_TRIES, NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
-import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
-import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { LIVE_PART_QUEUE } from '../../src/notes/live/live-part.job.ts';
+import { CHUNK_TRIES, LIVE_PART_MAX_RUNS, NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
+import { createTestApp, eventually } from '../helpers/app.ts';
+import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
+import { fixture, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
 // The retry budget (src/notes/processing/retry-budget.ts) says how often a failing note is sent to the
 // transcription server: at most NOTE_MAX_RUNS runs, and within a run at most CHUNK_TRIES requests
 // per chunk of long audio. A server that never recovers receives exactly that many requests for the
-// first chunk (chunks go one at a time here, so the first one's failure ends each run).
+// first chunk (chunks go one at a time here, so the first one's failure ends each run). A live
+// note's part is sent by its own job at most LIVE_PART_MAX_RUNS runs × CHUNK_TRIES requests (per
+// piece) before it is left to the note's runs at `complete`.
 
 const whisper = await startFakeServer();
 afterAll(() => whisper.close());
@@ -36,4 +39,34 @@ describe('the retry budget of a long recording the server never transcribes', ()
     expect(note.failure.message).toMatch(/^Chunk 1 of \d+/);
     expect(whisper.requests).toHaveLength(NOTE_MAX_RUNS * CHUNK_TRIES);
   }, 150_000);
+});
+
+describe('the retry budget of a live part the server never transcribes', () => {
+  it(`sends it ${LIVE_PART_MAX_RUNS} runs × ${CHUNK_TRIES} tries from its own job, then stops`, async () => {
+    // Every note before this one has failed: whatever the server receives from now on is this part's.
+    const before = whisper.requests.length;
+    const as = { 'x-api-key': clinic.editor };
+    const created = await app.inject({ method: 'POST', url: `${PREFIX}/notes/live`, payload: { name: 'Parte teimosa' }, headers: as });
+    expect(created.statusCode, created.body).toBe(201);
+    const id: string = created.json().data.id;
+    // ~24 s: cut into pieces of at most 8 s, sent one at a time, so the first piece's failure ends each run.
+    const put = await app.inject({
+      method: 'PUT',
+      url: `${PREFIX}/notes/${id}/parts/1`,
+      payload: fixture('consultation.wav'),
+      headers: { ...as, 'content-type': 'application/octet-stream' },
+    });
+    expect(put.statusCode, put.body).toBe(201);
+    await eventually(
+      async () => {
+        const [job] = await app.vetflow.jobs.boss.findJobs(LIVE_PART_QUEUE, { data: { noteId: id } });
+        return job?.state === 'failed';
+      },
+      90_000,
+      200,
+    );
+    // Nothing more is sent once the job has given up (the note is still open: no run of its own yet).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(whisper.requests.length - before).toBe(LIVE_PART_MAX_RUNS * CHUNK_TRIES);
+  }, 120_000);
 });

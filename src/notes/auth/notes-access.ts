@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { bruteForcePolicy, failAuthentication } from '../../platform/brute-force/brute-force.ts';
 import { AppError } from '../../platform/errors.ts';
+import { requestOriginOf } from '../../platform/http/request-origin.ts';
 import type { RouteAccess } from '../../platform/http/route-access.ts';
 import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
@@ -95,6 +96,6 @@ export function registerNotesAccess(app: AppInstance, authenticator: KeyAuthenti
 /** The authenticated caller of a route that is not public. */
 export function notesCallerOf(request: FastifyRequest): NotesCaller {
   if (!request.notesCaller) throw new Error('notesCallerOf called on a public route');
-  // The cached caller is shared by every request of the key; the request id is this request's.
-  return { ...request.notesCaller, requestId: request.id };
+  // The cached caller is shared by every request of the key; the request's origin is this request's.
+  return { ...request.notesCaller, request: requestOriginOf(request) };
 }

@@ -15,5 +15,5 @@ export function recordNoteEvent(
   caller: NotesCaller | null,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  return insertHistoryEvent({ noteId, event, keyId: caller?.keyId ?? null, requestId: caller?.requestId ?? null, details }, tx);
+  return insertHistoryEvent({ noteId, event, keyId: caller?.keyId ?? null, requestId: caller?.request?.id ?? null, details }, tx);
 }

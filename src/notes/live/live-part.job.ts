@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineJob } from '../../platform/jobs.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
+import { livePartQueuePolicy } from '../processing/retry-budget.ts';
 import { findNote } from '../store/notes.repo.ts';
 import { type PartTranscriptionDeps, transcribePartOnce } from './part-transcription.ts';
 import { findPart } from './parts.repo.ts';
@@ -18,7 +19,8 @@ export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: nu
   return defineJob({
     name: LIVE_PART_QUEUE,
     payload: z.object({ noteId: z.uuid(), part: z.number().int().min(1) }),
-    queue: { retryLimit: 3, retryDelay: deps.retryDelaySeconds, retryBackoff: true, heartbeatSeconds: deps.heartbeatSeconds },
+    // How often a failing part is sent: retry-budget.ts.
+    queue: livePartQueuePolicy(deps.retryDelaySeconds, deps.heartbeatSeconds),
     // Independent fetchers rather than one batch: a batch is fetched again only once all its jobs
     // end, so a part arriving while an earlier one is at the server would wait for that one.
     work: { localConcurrency: deps.concurrency },

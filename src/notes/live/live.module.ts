@@ -45,38 +45,49 @@ export function liveNotesTranscriber(deps: LiveDeps): LiveNotesTranscriber {
   };
 }
 
-/** Registers the live capture's jobs and binds its service (wired by notes.module.ts). */
+/** The live capture's job definitions; notes.module.ts registers them (the one place every Notes job is). */
+export function liveCaptureJobs(deps: LiveDeps & { events: NoteEvents; transcribe: JobDefinition<{ noteId: string }> }) {
+  const { config, db, jobs } = deps;
+  const parts = partTranscription(deps);
+  const part = livePartJob({
+    ...parts,
+    heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
+    concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+  });
+  const join = joinRecordingJob({ db, storage: deps.storage, tempRoot: parts.tempRoot });
+  const idle = captureIdleJob({
+    db,
+    jobs,
+    events: deps.events,
+    idleSeconds: config.LIVE_CAPTURE_IDLE_SECONDS,
+    transcribe: deps.transcribe,
+    joinJob: join,
+  });
+  return { part, join, idle };
+}
+
+export type LiveCaptureJobs = ReturnType<typeof liveCaptureJobs>;
+
+/** Binds the live capture's service to its jobs, once notes.module.ts has registered them. */
 export function createLiveCapture(
-  deps: LiveDeps & {
+  deps: Omit<LiveDeps, 'transcriber'> & {
     idempotent: Idempotent;
-    events: NoteEvents;
     transcribe: JobDefinition<{ noteId: string }>;
+    liveJobs: LiveCaptureJobs;
     defaultNoteStyle: NoteStyle;
     clinicalAvailable: boolean;
   },
 ): LiveService {
-  const { config, db, jobs } = deps;
-  const parts = partTranscription(deps);
-  const partJob = jobs.register(
-    livePartJob({
-      ...parts,
-      heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
-      concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
-    }),
-  );
-  const joinJob = jobs.register(joinRecordingJob({ db, storage: deps.storage, tempRoot: parts.tempRoot }));
-  const idleJob = jobs.register(
-    captureIdleJob({ db, jobs, events: deps.events, idleSeconds: config.LIVE_CAPTURE_IDLE_SECONDS, transcribe: deps.transcribe, joinJob }),
-  );
+  const { config, liveJobs } = deps;
   return liveService({
-    db,
+    db: deps.db,
     idempotent: deps.idempotent,
-    jobs,
+    jobs: deps.jobs,
     storage: deps.storage,
     transcribe: deps.transcribe,
-    partJob,
-    idleJob,
-    joinJob,
+    partJob: liveJobs.part,
+    idleJob: liveJobs.idle,
+    joinJob: liveJobs.join,
     idleSeconds: config.LIVE_CAPTURE_IDLE_SECONDS,
     maxSeconds: config.AUDIO_MAX_SECONDS,
     maxBytes: config.AUDIO_MAX_BYTES,

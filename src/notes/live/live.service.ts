@@ -1,34 +1,26 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { probeDurationSeconds } from '../../audio/duration.ts';
-import { ACCEPTED_FORMATS, mostSecondsIn, sniffAudioFormat } from '../../audio/format.ts';
 import { joinedSeconds } from '../../audio/join.ts';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
-import type { Idempotent } from '../../platform/db/idempotency.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
-import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
-import { notesCreated } from '../../platform/metrics/notes.ts';
-import type { NoteStyle } from '../../providers/drafting/port.ts';
+import type { JobDefinition } from '../../platform/jobs.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
-import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { captureOf } from '../store/note-view.ts';
-import { insertNote, type NoteRow } from '../store/notes.repo.ts';
+import type { NoteRow } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
-import { resolveNoteTemplate } from '../templates/resolve-template.ts';
+import { createNewNote, type NewNoteDeps, probeReceivedAudio } from '../upload/new-note.ts';
 import { metadataFromObject } from '../upload/upload-metadata.ts';
 import { PART_MAX_SECONDS, PART_MIN_SECONDS } from './live.schemas.ts';
 import { closeCapture, findPart, insertPart, lockNote, type PartRow, partNumbersOf, partsOf } from './parts.repo.ts';
 import type { ReceivedPart } from './receive-part.ts';
 
-export interface LiveServiceDeps {
+export interface LiveServiceDeps extends NewNoteDeps {
   db: Db;
-  idempotent: Idempotent;
-  jobs: JobQueue;
   storage: AudioStorage;
   /** The note's transcription (processing/transcribe.job.ts), sent when the capture closes. */
   transcribe: JobDefinition<{ noteId: string }>;
@@ -42,8 +34,6 @@ export interface LiveServiceDeps {
   /** The whole recording's limits (AUDIO_MAX_SECONDS, AUDIO_MAX_BYTES), as for an upload. */
   maxSeconds: number;
   maxBytes: number;
-  defaultNoteStyle: NoteStyle;
-  clinicalAvailable: boolean;
 }
 
 interface Answer<B> {
@@ -52,60 +42,31 @@ interface Answer<B> {
   replayed?: boolean;
 }
 
-/** Creates a live note, open for parts; its idle close is scheduled with it. */
+/** Creates a live note, open for parts; its idle close is scheduled with it (upload/new-note.ts). */
 async function create(deps: LiveServiceDeps, caller: NotesCaller, input: { body: unknown; idempotencyKey: string | undefined }) {
-  const metadata = metadataFromObject(input.body, null);
-  const noteStyle = metadata.note_style ?? deps.defaultNoteStyle;
-  if (noteStyle === 'clinical' && !deps.clinicalAvailable) {
-    throw new AppError('VALIDATION_ERROR', 'Clinical notes are not available: this server has no drafting provider', {
-      field: 'note_style',
-      reason: 'no drafting provider is configured (DRAFTING_PROVIDER=none)',
-    });
-  }
-  const fingerprint = createHash('sha256').update(JSON.stringify(input.body)).digest('hex');
-  const request = {
-    owner: caller.clinicId,
-    scope: 'POST /notes/live',
-    key: input.idempotencyKey,
-    fingerprint,
-    reusedFor: 'a different live note',
-  };
-  const outcome = await deps.idempotent(request, async (tx) => {
-    const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx, 'template');
-    const note = await insertNote(
-      {
-        clinicId: caller.clinicId,
-        name: metadata.name,
-        gender: metadata.gender,
-        externalId: metadata.external_id ?? null,
-        metadata: metadata.metadata,
-        noteStyle,
-        species: metadata.species ?? null,
-        template,
-        // No single file yet: the parts are the audio (join-recording.job.ts fills these in).
-        audioKey: '',
-        audioFormat: 'wav',
-        audioBytes: 0,
-        audioSha256: '',
-        audioDurationSeconds: 0,
-        captureState: 'open',
-        captureTouchedAt: new Date(),
-      },
-      tx,
-    );
-    await deps.jobs.send(deps.idleJob, { noteId: note.id }, { tx, startAfter: deps.idleSeconds });
-    await recordNoteEvent(tx, note.id, 'created', caller, { live: true });
-    const data = {
-      id: note.id,
-      name: note.name,
-      transcription_status: 'pending' as const,
-      capture: captureOf(note),
-      created_at: toTimestamp(note.createdAt),
-    };
-    return { statusCode: 201, body: { status: 'success' as const, data } };
+  return createNewNote(deps, caller, {
+    metadata: metadataFromObject(input.body, null),
+    fieldPrefix: '',
+    idempotency: {
+      scope: 'POST /notes/live',
+      reusedFor: 'a different live note',
+      key: input.idempotencyKey,
+      fingerprint: createHash('sha256').update(JSON.stringify(input.body)).digest('hex'),
+    },
+    // No single file yet: the parts are the audio (join-recording.job.ts fills these in).
+    audio: () => ({
+      audioKey: '',
+      audioFormat: 'wav',
+      audioBytes: 0,
+      audioSha256: '',
+      audioDurationSeconds: 0,
+      captureState: 'open',
+      captureTouchedAt: new Date(),
+    }),
+    job: { definition: deps.idleJob, startAfter: deps.idleSeconds },
+    eventDetails: { live: true },
+    answerData: (note) => ({ capture: captureOf(note) }),
   });
-  if (!outcome.replayed) notesCreated.inc();
-  return outcome;
 }
 
 const partBody = (part: PartRow) => ({
@@ -144,13 +105,7 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
     if (held) return heldPart(held, audio.sha256);
     if (note.captureState !== 'open') throw captureClosed(note);
 
-    const sniffed = sniffAudioFormat(audio.head);
-    if (!sniffed.format) throw invalidFormat(sniffed.received);
-    const format: AudioFormat = sniffed.format;
-    const probed = await probeDurationSeconds(audio.path);
-    if (probed === null) throw invalidFormat(`${format} (unreadable or truncated)`);
-    const most = mostSecondsIn(format, audio.bytes);
-    if (most !== null && probed > most) throw invalidFormat(`${format} (its header says more seconds than its bytes hold)`);
+    const { format, seconds: probed } = await probeReceivedAudio(audio);
     // As the part plays when joined to its neighbours (every packet): where the next part starts.
     const seconds = (await joinedSeconds(format, audio.path).catch(() => null)) ?? probed;
     if (seconds < PART_MIN_SECONDS || seconds > PART_MAX_SECONDS) {
@@ -216,13 +171,6 @@ function checkRecordingLimits(deps: LiveServiceDeps, note: NoteRow, seconds: num
       max_size_mb: Math.round(deps.maxBytes / 1_048_576),
     });
   }
-}
-
-function invalidFormat(received: string): AppError {
-  return new AppError('INVALID_AUDIO_FORMAT', `Unsupported audio format; send one of ${ACCEPTED_FORMATS.join(', ')}`, {
-    expected: ACCEPTED_FORMATS,
-    received,
-  });
 }
 
 /** The parts held, in order, and the capture's state: what a client resumes from. */

@@ -9,17 +9,14 @@
 // per piece) and one more request's fixed cost per piece.
 
 import type { ChunkRange, RequestLimits } from '../../audio/chunk-plan.ts';
-import { openSplitter } from '../../audio/split.ts';
-import { type ChunkTranscript, stitch } from '../../audio/stitch.ts';
-import { eachAtMost } from '../../platform/each-at-most.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { TranscriptionInput } from '../../providers/transcription/port.ts';
 import {
   type ChunkedTranscriptionDeps,
+  type HeardAudio,
   planWithinLimits,
-  transcribeCut,
+  transcribePieces,
   transcribeWithRetries,
-  unreadable,
 } from '../processing/chunked-transcription.ts';
 
 export type PartRequestDeps = Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds'> & {
@@ -27,9 +24,6 @@ export type PartRequestDeps = Pick<ChunkedTranscriptionDeps, 'transcriber' | 're
   /** LIVE_PART_REQUEST_SECONDS: the longest piece of a part; 0 = each part in one request. */
   pieceSeconds: number;
 };
-
-/** What the server heard in one part's audio, times relative to the start of that audio. */
-export type HeardAudio = Omit<ChunkTranscript, 'offsetSeconds'>;
 
 /**
  * The requests for `durationSeconds` of part audio: pieces of at most `pieceSeconds` (never more
@@ -48,8 +42,9 @@ export function partPieces(
 }
 
 /**
- * Sends the part's audio (`input.audioFile`) as `partPieces` says, pieces cut into `dir`, and
- * returns one transcript of it. A piece that fails for good fails the part.
+ * Sends the part's audio (`input.audioFile`) as `partPieces` says, pieces cut into `dir` by long
+ * audio's core (processing/chunked-transcription.ts, transcribePieces), and returns one transcript
+ * of it. A piece that fails for good fails the part.
  */
 export async function transcribePartAudio(
   deps: PartRequestDeps,
@@ -64,17 +59,5 @@ export async function transcribePartAudio(
     const { text, language, segments, model } = await transcribeWithRetries(deps, input, signal, logger, where);
     return { text, language, segments, model };
   }
-  const splitter = await openSplitter(input.audioFile, input.format).catch((error) => {
-    throw unreadable(error);
-  });
-  const heard: ChunkTranscript[] = [];
-  try {
-    const cut = { input, plan, dir, splitter, where };
-    await eachAtMost(plan, deps.limits.concurrency, signal, async (piece, both) => {
-      heard[piece.index] = await transcribeCut(deps, cut, piece, both, logger);
-    });
-  } finally {
-    splitter.close();
-  }
-  return { ...stitch(plan, heard), model: heard.find((piece) => piece.model)?.model ?? null };
+  return transcribePieces(deps, { input, plan, dir, done: new Map(), where }, signal, logger);
 }

@@ -6,10 +6,9 @@
 // predecessor is in another format (or other stream parameters) is sent alone: that boundary has
 // no overlap, and its transcripts are simply put one after the other.
 
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChunkRange, clock, type RequestLimits } from '../../audio/chunk-plan.ts';
 import { AudioJoinMismatch, joinAudio } from '../../audio/join.ts';
@@ -26,6 +25,7 @@ import {
   type TranscriptionProvider,
   type TranscriptSegment,
 } from '../../providers/transcription/port.ts';
+import { copyStored, failedAt, unreadable } from '../processing/chunked-transcription.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
 import { transcribePartAudio } from './part-requests.ts';
 import {
@@ -128,13 +128,13 @@ export async function transcribePart(
   await mkdir(dir, { recursive: true });
   try {
     const own = path.join(dir, `part.${part.format}`);
-    await copyStored(deps.storage, part.storageKey, own, signal);
+    await copyStored(deps.storage, part.storageKey, own, signal, 'part');
     let file = own;
     let overlap = 0;
     let duration = part.seconds;
     if (previous && previous.format === part.format && overlapOf(deps) > 0) {
       const before = path.join(dir, `previous.${previous.format}`);
-      await copyStored(deps.storage, previous.storageKey, before, signal);
+      await copyStored(deps.storage, previous.storageKey, before, signal, 'part');
       const joined = path.join(dir, `joined.${part.format}`);
       try {
         const [tail, whole] = await joinAudio(
@@ -150,7 +150,7 @@ export async function transcribePart(
         duration = tail!.durationSeconds + whole!.durationSeconds;
       } catch (error) {
         // Other stream parameters (or a layout this service does not join): no overlap at this boundary.
-        if (!(error instanceof AudioJoinMismatch)) throw unreadable(error, part);
+        if (!(error instanceof AudioJoinMismatch)) throw unreadable(error, `part ${part.part}`);
         logger.info({ noteId: note.id, part: part.part, reason: (error as Error).message }, 'part sent without overlap');
       }
     }
@@ -230,7 +230,10 @@ export async function transcribeLiveNote(
       part.transcript = held.transcript;
       part.overlapSeconds = held.overlapSeconds;
     },
-    (error, part) => describePartFailure(error, part, starts[parts.indexOf(part)]!),
+    (error, part) => {
+      const start = starts[parts.indexOf(part)]!;
+      return failedAt(error, `Part ${part.part} (${clock(start)}-${clock(start + part.seconds)} of the recording)`);
+    },
   );
   return {
     ...stitchParts(parts, starts),
@@ -271,30 +274,4 @@ export function stitchParts(parts: PartRow[], starts: number[]): { text: string;
   if (!timed) return { text: joinTexts(stitched.map((one) => one.text)), language, segments: [] };
   const segments = stitched.flatMap((one) => one.segments);
   return { text: segmentsText(segments), language, segments };
-}
-
-function describePartFailure(error: unknown, part: PartRow, start: number): unknown {
-  if (!(error instanceof ProviderError)) return error;
-  const where = `Part ${part.part} (${clock(start)}-${clock(start + part.seconds)} of the recording)`;
-  return new ProviderError(error.code, `${where}: ${error.message}`, { retryable: error.retryable, cause: error });
-}
-
-function unreadable(error: unknown, part: PartRow): ProviderError {
-  if (error instanceof ProviderError) return error;
-  return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read part ${part.part}: ${(error as Error).message}`, {
-    retryable: false,
-    cause: error,
-  });
-}
-
-async function copyStored(storage: AudioStorage, key: string, target: string, signal: AbortSignal): Promise<void> {
-  try {
-    await pipeline(storage.open(key), createWriteStream(target), { signal });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the stored part: ${(error as Error).message}`, {
-      retryable: true,
-      cause: error,
-    });
-  }
 }

@@ -70,27 +70,28 @@ export async function transcribeNoteAudio(
   try {
     const missing = plan.filter((chunk) => !done.has(chunk.index));
     logger.info({ noteId: note.id, chunks: plan.length, missing: missing.length }, 'transcribing in chunks');
+    const source = path.join(dir, `source.${note.audioFormat}`);
     if (missing.length > 0) {
       await mkdir(dir, { recursive: true });
-      const source = path.join(dir, `source.${note.audioFormat}`);
-      await copyStoredAudio(deps.storage, note.audioKey, source, signal);
-      const splitter = await openSplitter(source, note.audioFormat).catch((error) => {
-        throw unreadable(error);
-      });
-      try {
-        await runChunks(deps, { input, plan, missing, dir, splitter, done, noteId: note.id, where: { noteId: note.id } }, signal, logger);
-      } finally {
-        splitter.close();
-      }
+      await copyStored(deps.storage, note.audioKey, source, signal);
     }
-    const transcripts = plan.map((chunk) => done.get(chunk.index)!);
-    return {
-      ...stitch(plan, transcripts),
-      // The whole audio's, not the sum of chunks that overlap.
-      durationSeconds: note.audioDurationSeconds,
-      provider: deps.transcriber.name,
-      model: transcripts.find((transcript) => transcript.model)?.model ?? null,
-    };
+    const heard = await transcribePieces(
+      deps,
+      {
+        input: { ...input, audioFile: source },
+        plan,
+        dir,
+        done,
+        where: { noteId: note.id },
+        keep: (chunk, transcript) => saveChunkTranscript(note.id, chunk.index, transcript, deps.db),
+        describeFailure: (error, chunk) =>
+          failedAt(error, `Chunk ${chunk.index + 1} of ${plan.length} (${clock(chunk.start)}-${clock(chunk.end)} of the audio)`),
+      },
+      signal,
+      logger,
+    );
+    // The whole audio's duration, not the sum of chunks that overlap.
+    return { ...heard, durationSeconds: note.audioDurationSeconds, provider: deps.transcriber.name };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -112,46 +113,70 @@ export function planWithinLimits(durationSeconds: number, sizeBytes: number, lim
   }
 }
 
-/** One audio file being cut into the chunks of `plan`, each cut into `dir` just before it is sent. */
+/** What the server heard in one audio file, times relative to the start of that file. */
+export type HeardAudio = Omit<ChunkTranscript, 'offsetSeconds' | 'model'> & { model: string | null };
+
+/** One audio file on disk (`input.audioFile`) being cut into the pieces of `plan`, each cut into `dir` just before it is sent. */
 export interface CutAudio {
-  input: TranscriptionInput;
+  input: TranscriptionInput & { audioFile: string };
   plan: ChunkRange[];
   dir: string;
-  splitter: AudioSplitter;
-  /** Said in the log line of each retry, with the chunk's index. */
+  /** Said in the log line of each retry, with the piece's index. */
   where: Record<string, unknown>;
 }
 
-interface ChunkRun extends CutAudio {
-  missing: ChunkRange[];
+export interface PieceRun extends CutAudio {
+  /** The transcripts already held, by piece index: those pieces are not sent again. Each new one is added. */
   done: Map<number, ChunkTranscript>;
-  noteId: string;
+  /** Keeps a piece's transcript (stores it) as soon as it arrives, so a later attempt does not send it again. */
+  keep?: (piece: ChunkRange, transcript: ChunkTranscript) => Promise<void>;
+  /** The error a piece that failed for good fails the whole audio with. */
+  describeFailure?: (error: unknown, piece: ChunkRange) => unknown;
 }
 
-async function runChunks(
-  deps: ChunkedTranscriptionDeps,
-  run: ChunkRun,
+/**
+ * The core of long audio and of a long live part: sends the pieces of `plan` that `done` lacks, a
+ * few at a time (the server's concurrency), each cut out of the file just before it is sent and
+ * tried up to CHUNK_TRIES times (transcribeWithRetries); the first piece that fails for good stops
+ * the others, and what they already received is kept. Then the pieces' transcripts are stitched
+ * into one, times relative to the start of the file.
+ */
+export async function transcribePieces(
+  deps: Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds'> & { limits: RequestLimits | null },
+  run: PieceRun,
   signal: AbortSignal,
-  logger: Pick<Logger, 'info' | 'warn'>,
-): Promise<void> {
-  // The first chunk that fails for good stops the others; what they already received is kept.
-  await eachAtMost(
-    run.missing,
-    deps.limits!.concurrency,
-    signal,
-    async (chunk, both) => {
-      const transcript = await transcribeCut(deps, run, chunk, both, logger);
-      await saveChunkTranscript(run.noteId, chunk.index, transcript, deps.db);
-      run.done.set(chunk.index, transcript);
-    },
-    (error, chunk) => describeChunkFailure(error, chunk, run.plan.length),
-  );
+  logger: Pick<Logger, 'warn'>,
+): Promise<HeardAudio> {
+  const missing = run.plan.filter((piece) => !run.done.has(piece.index));
+  if (missing.length > 0) {
+    const splitter = await openSplitter(run.input.audioFile, run.input.format).catch((error) => {
+      throw unreadable(error);
+    });
+    try {
+      await eachAtMost(
+        missing,
+        deps.limits!.concurrency,
+        signal,
+        async (piece, both) => {
+          const transcript = await transcribeCut(deps, run, splitter, piece, both, logger);
+          await run.keep?.(piece, transcript);
+          run.done.set(piece.index, transcript);
+        },
+        run.describeFailure,
+      );
+    } finally {
+      splitter.close();
+    }
+  }
+  const transcripts = run.plan.map((piece) => run.done.get(piece.index)!);
+  return { ...stitch(run.plan, transcripts), model: transcripts.find((transcript) => transcript.model)?.model ?? null };
 }
 
 /** Cuts `chunk` out of the audio and sends it (with retries): its transcript, times relative to the chunk. */
-export async function transcribeCut(
+async function transcribeCut(
   deps: Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds' | 'limits'>,
   run: CutAudio,
+  splitter: AudioSplitter,
   chunk: ChunkRange,
   signal: AbortSignal,
   logger: Pick<Logger, 'warn'>,
@@ -159,7 +184,7 @@ export async function transcribeCut(
   const file = path.join(run.dir, `chunk-${chunk.index}.${run.input.format}`);
   try {
     const isLast = chunk.index === run.plan.length - 1;
-    const written = await run.splitter.cut(chunk.start, isLast ? Number.POSITIVE_INFINITY : chunk.end, file).catch((error) => {
+    const written = await splitter.cut(chunk.start, isLast ? Number.POSITIVE_INFINITY : chunk.end, file).catch((error) => {
       throw unreadable(error);
     });
     const { size } = await stat(file);
@@ -210,25 +235,26 @@ export async function transcribeWithRetries(
   }
 }
 
-/** The provider's code, with a message that says which part of the audio failed. */
-function describeChunkFailure(error: unknown, chunk: ChunkRange, count: number): unknown {
+/** The provider's error, its message prefixed with `where` (which chunk or part of the audio failed). */
+export function failedAt(error: unknown, where: string): unknown {
   if (!(error instanceof ProviderError)) return error;
-  const where = `Chunk ${chunk.index + 1} of ${count} (${clock(chunk.start)}-${clock(chunk.end)} of the audio)`;
   return new ProviderError(error.code, `${where}: ${error.message}`, { retryable: error.retryable, cause: error });
 }
 
-export function unreadable(error: unknown): ProviderError {
+/** Audio that cannot be read or cut (or joined): retrying cannot help. `what` names it in the message. */
+export function unreadable(error: unknown, what = 'the audio'): ProviderError {
   if (error instanceof ProviderError) return error;
   const message = error instanceof AudioSplitError ? error.message : `the audio could not be split: ${(error as Error).message}`;
-  return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the audio: ${message}`, { retryable: false, cause: error });
+  return new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read ${what}: ${message}`, { retryable: false, cause: error });
 }
 
-async function copyStoredAudio(storage: AudioStorage, key: string, target: string, signal: AbortSignal): Promise<void> {
+/** Copies stored audio (`what`: the note's audio, a live part) to `target` for cutting; storage's failure may pass. */
+export async function copyStored(storage: AudioStorage, key: string, target: string, signal: AbortSignal, what = 'audio'): Promise<void> {
   try {
     await pipeline(storage.open(key), createWriteStream(target), { signal });
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the stored audio: ${(error as Error).message}`, {
+    throw new ProviderError('TRANSCRIPTION_AUDIO_UNREADABLE', `Could not read the stored ${what}: ${(error as Error).message}`, {
       retryable: true,
       cause: error,
     });

@@ -22,15 +22,24 @@ import type { JobDefinition } from '../../platform/jobs.ts';
 //   rest.
 // - A database outage is not the note's failure and spends no run: the job waits for the database
 //   and runs its handler again (at most 10 times: platform/jobs.ts).
+// - A live note's part is sent when it arrives, by its own job (notes/live/live-part.job.ts): at
+//   most LIVE_PART_MAX_RUNS runs of that job, pg-boss waiting d times 1-2, then 2-4, then 4-8
+//   between them; in each run the part's request (or each piece of a part cut into pieces) is tried
+//   at most CHUNK_TRIES times, as a chunk is. A part still without a transcript is then left to the
+//   note's own runs at `complete`, which send it as they send a chunk.
 //
 // So a note is sent to the transcription server at most NOTE_MAX_RUNS times (short audio), or at
-// most NOTE_MAX_RUNS × CHUNK_TRIES times per chunk (long audio); test/notes/retry-budget.test.ts
-// counts them.
+// most NOTE_MAX_RUNS × CHUNK_TRIES times per chunk (long audio); a live part's own job sends it at
+// most LIVE_PART_MAX_RUNS × CHUNK_TRIES = 12 times (per piece), and the note's runs at most
+// NOTE_MAX_RUNS × CHUNK_TRIES more: (LIVE_PART_MAX_RUNS + NOTE_MAX_RUNS) × CHUNK_TRIES = 27 in all,
+// per retry by the clinic. test/notes/retry-budget.test.ts counts them.
 
 /** Runs of one note before it fails. */
 export const NOTE_MAX_RUNS = 5;
 /** Requests per chunk of long audio within one run. */
 export const CHUNK_TRIES = 3;
+/** Runs of a live part's own job (live-part.job.ts) before the part is left to the note's runs. */
+export const LIVE_PART_MAX_RUNS = 4;
 /** The longest wait between two runs (pg-boss's backoff is capped there). */
 export const RUN_RETRY_DELAY_MAX_SECONDS = 300;
 /** The longest wait between two tries of one chunk. */
@@ -51,6 +60,16 @@ export function transcribeQueuePolicy(retryDelaySeconds: number): NonNullable<Jo
     retryBackoff: true,
     retryDelayMax: RUN_RETRY_DELAY_MAX_SECONDS,
   };
+}
+
+/**
+ * The live part queue's retry policy: a run that failed with an error that may pass is run again,
+ * with exponential backoff from `retryDelaySeconds`, until LIVE_PART_MAX_RUNS runs in all; each run
+ * tries the part's requests CHUNK_TRIES times. The heartbeat is the part's (its lease is renewed
+ * on the same period).
+ */
+export function livePartQueuePolicy(retryDelaySeconds: number, heartbeatSeconds: number): NonNullable<JobDefinition['queue']> {
+  return { retryLimit: LIVE_PART_MAX_RUNS - 1, retryDelay: retryDelaySeconds, retryBackoff: true, heartbeatSeconds };
 }
 
 /** The note's runs so far (its claims, this one included) exceed the budget: fail it without trying. */

@@ -30,7 +30,10 @@ export async function retryRoutes(app: AppInstance, { retries: notes }: { retrie
       schema: { operationId: 'retryNote', ...common, summary: 'Reprocess a failed note', params: z.object({ noteId: UuidSchema }) },
     },
     async (request, reply) => {
-      const result = await notes.retry(notesCallerOf(request), request.params.noteId, idempotencyKeyOf(request));
+      const result = await notes.retry(notesCallerOf(request), {
+        noteId: request.params.noteId,
+        idempotencyKey: idempotencyKeyOf(request),
+      });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).send(result.body);
     },
@@ -56,7 +59,7 @@ export async function retryRoutes(app: AppInstance, { retries: notes }: { retrie
       if (!noteId.success) {
         throw new AppError('INVALID_PARAMETER', 'note_id must be a UUID', { field: 'note_id', reason: 'not a UUID' });
       }
-      const result = await notes.retry(notesCallerOf(request), noteId.data, idempotencyKeyOf(request));
+      const result = await notes.retry(notesCallerOf(request), { noteId: noteId.data, idempotencyKey: idempotencyKeyOf(request) });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).send(result.body);
     },

@@ -46,7 +46,12 @@ export function retryService(deps: RetryDeps) {
   return bindService(deps, { retry: retryNote });
 }
 
-async function retryNote(deps: RetryDeps, caller: NotesCaller, noteId: string, idempotencyKey?: string): Promise<RetryResult> {
+/** Retries the failed note `noteId`; `idempotencyKey` (the request's Idempotency-Key) replays an earlier answer. */
+async function retryNote(
+  deps: RetryDeps,
+  caller: NotesCaller,
+  { noteId, idempotencyKey }: { noteId: string; idempotencyKey: string | undefined },
+): Promise<RetryResult> {
   const found = await noteOfClinic(caller, noteId, deps.db);
   const request = { owner: caller.clinicId, scope: SCOPE, key: idempotencyKey, fingerprint: noteId, reusedFor: 'another note' };
   // A failed note whose recording is gone cannot be transcribed again: refused before anything is

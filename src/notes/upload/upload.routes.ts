@@ -68,7 +68,7 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
       }
       try {
         const received = await receiveUpload(request, tmpDir, AUDIO_MAX_BYTES);
-        const result = await upload.create(caller, received, idempotencyKey);
+        const result = await upload.create(caller, { upload: received, idempotencyKey });
         if (result.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(result.statusCode as 201).send(result.body);
       } catch (error) {

@@ -5,7 +5,7 @@ import type { JobQueue } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { deliverJob } from './deliver.job.ts';
 import { type NoteEvents, noteEvents } from './note-events.ts';
-import { Outbox } from './outbox.ts';
+import { type DeliverJob, Outbox } from './outbox.ts';
 import { KEY_MISSING_MESSAGE, loadSecretKeyring, secretKeyMissing } from './secret-key.ts';
 import { SecretBox } from './secrets.ts';
 import { sweepJob } from './sweep.job.ts';
@@ -19,11 +19,14 @@ export interface WebhooksModule {
    */
   readonly secrets: () => SecretBox;
   readonly allowPrivateTargets: boolean;
+  /** Its job definitions, registered by notes.module.ts (the one place every Notes job is registered). */
+  readonly jobs: { readonly deliver: DeliverJob; readonly sweep: ReturnType<typeof sweepJob> };
 }
 
 /**
- * The webhook outbox and secrets; its jobs (delivery, sweep) are registered on `jobs` (its retention
- * is a task of the retention run: notes.retention.ts).
+ * The webhook outbox and secrets, and the definitions of its jobs (delivery, sweep), which
+ * notes.module.ts registers on `jobs` before the queue starts (its retention is a task of the
+ * retention run: notes.retention.ts).
  */
 export function createWebhooksModule(config: Config, database: Database, jobs: JobQueue, logger: Logger): WebhooksModule {
   // Everything else keeps working without the key (uploads, notes, the CRM): only what needs it
@@ -40,24 +43,23 @@ export function createWebhooksModule(config: Config, database: Database, jobs: J
     }
     return box;
   };
-  const deliver = jobs.register(
-    deliverJob({
-      db: database.db,
-      jobs,
-      secrets,
-      retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
-    }),
-  );
-  jobs.register(sweepJob({ db: database.db, jobs, deliver }));
+  const deliver = deliverJob({
+    db: database.db,
+    jobs,
+    secrets,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
+  });
+  const sweep = sweepJob({ db: database.db, jobs, deliver });
   const outbox = new Outbox(jobs, deliver);
   return {
     outbox,
     noteEvents: noteEvents(outbox, config.PUBLIC_BASE_URL),
     secrets,
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    jobs: { deliver, sweep },
   };
 }
 
