@@ -173,7 +173,7 @@ async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: string, de
   requireEnabled(endpoint);
   const event = await findEvent(delivery.eventId, deps.db);
   if (!event) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
-  const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, event.id, [endpoint.id]));
+  const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, endpoint.clinicId, event.id, [endpoint.id]));
   if (!created) throw new Error('redelivery created no row');
   return toDeliveryRecord({ ...created, eventType: event.type });
 }
