@@ -14,6 +14,9 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,
   RATE_LIMIT_EXCEEDED: 429,
+  // a clinic already holds the most it may of something (templates, webhook endpoints, active
+  // keys); details {limit, resource}
+  LIMIT_REACHED: 409,
   TOO_MANY_FAILED_AUTHENTICATIONS: 429,
   TOO_MANY_CONCURRENT_LOGINS: 429,
   INTERNAL_ERROR: 500,

@@ -26,7 +26,12 @@ export interface JobDefinition<Payload = unknown> {
   readonly name: string;
   readonly payload: z.ZodType<Payload>;
   readonly queue?: Omit<Queue, 'name' | 'deadLetter' | 'notify'>;
-  readonly work?: Pick<WorkOptions, 'batchSize' | 'localConcurrency'>;
+  /**
+   * How this process runs the queue: `localConcurrency` handlers at once; with
+   * `localGroupConcurrency`, at most that many of them on jobs of one group (the `group` a job is
+   * sent with): a group at its share is left out of the fetch, so other groups' jobs are taken first.
+   */
+  readonly work?: Pick<WorkOptions, 'batchSize' | 'localConcurrency' | 'localGroupConcurrency'>;
   /** Cron expression: the job also runs on this schedule (in worker processes). */
   readonly cron?: string;
   handle(payload: Payload, context: JobContext): Promise<void>;
@@ -182,6 +187,7 @@ export class JobQueue {
           // NOTIFY wakes workers for new jobs; retries only surface through this slower poll.
           notifyPollingIntervalSeconds: this.pollingIntervalSeconds * 2,
           localConcurrency: definition.work?.localConcurrency ?? 1,
+          ...(definition.work?.localGroupConcurrency === undefined ? {} : { localGroupConcurrency: definition.work.localGroupConcurrency }),
         },
         // includeMetadata is set above, so every job carries its retry counters.
         (jobs) => this.runBatch(definition, jobs as JobWithMetadata<unknown>[]),

@@ -203,6 +203,50 @@ describe('DELETE /api-keys/{id}', () => {
     }
   });
 
+  it('revokes the keys a key created, and theirs, with it: at once here and on another app process', async () => {
+    const admin = ['notes:read', 'keys:manage'];
+    const parent = (await createKey(clinic.admin, { name: 'parent', permissions: admin })).json().data;
+    const child = (await createKey(parent.key, { name: 'child', permissions: admin })).json().data;
+    const grandchild = (await createKey(child.key, { name: 'grandchild', permissions: ['notes:read'] })).json().data;
+    const sibling = (await createKey(clinic.admin, { name: 'not below it', permissions: ['notes:read'] })).json().data;
+    expect(grandchild.created_by_key_id).toBe(child.id);
+    const read = (target: typeof app, key: string) => target.inject({ method: 'GET', url: '/notes/v1/templates', headers: as(key) });
+    const second = await buildApp(loadConfig(testEnv({ LOG_LEVEL: 'silent' })), { database: db.database });
+    try {
+      for (const key of [child.key, grandchild.key]) expect((await read(second, key)).statusCode).toBe(200);
+
+      const revoked = await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${parent.id}`, headers: as(clinic.admin) });
+      expect(revoked.statusCode).toBe(200);
+      expect(revoked.json().data).toMatchObject({ id: parent.id, status: 'revoked' });
+      expect([...revoked.json().data.revoked_key_ids].sort()).toEqual([parent.id, child.id, grandchild.id].sort());
+
+      for (const key of [parent.key, child.key, grandchild.key]) expect((await read(app, key)).statusCode).toBe(401);
+      const started = Date.now();
+      for (const key of [child.key, grandchild.key])
+        await eventually(async () => (await read(second, key)).statusCode === 401, 10_000, 100);
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect((await read(app, sibling.key)).statusCode).toBe(200);
+
+      const listed = (await app.inject({ method: 'GET', url: '/notes/v1/api-keys', headers: as(clinic.admin) })).json().data;
+      for (const id of [child.id, grandchild.id]) expect(listed.find((key: { id: string }) => key.id === id).status).toBe('revoked');
+      const again = await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${parent.id}`, headers: as(clinic.admin) });
+      expect(again.json().data).toMatchObject({ status: 'revoked', revoked_key_ids: [] });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('revokes what is still active below a key revoked before, when it is revoked again', async () => {
+    const admin = ['notes:read', 'keys:manage'];
+    const parent = (await createKey(clinic.admin, { name: 'old parent', permissions: admin })).json().data;
+    const child = (await createKey(parent.key, { name: 'left behind', permissions: ['notes:read'] })).json().data;
+    // A revocation from before the tree was revoked with its root: the child kept working.
+    await db.database.db.execute(sql`update notes_api_keys set revoked_at = now() where id = ${parent.id}`);
+    const revoked = await app.inject({ method: 'DELETE', url: `/notes/v1/api-keys/${parent.id}`, headers: as(clinic.admin) });
+    expect(revoked.json().data.revoked_key_ids).toEqual([child.id]);
+    expect((await app.inject({ method: 'GET', url: '/notes/v1/templates', headers: as(child.key) })).statusCode).toBe(401);
+  });
+
   it('answers 404 for an unknown key and 400 for a bad id', async () => {
     const missing = await app.inject({
       method: 'DELETE',

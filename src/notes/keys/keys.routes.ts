@@ -1,9 +1,12 @@
+import { metaOf } from '../../platform/http/pagination.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import {
+  ACTIVE_KEY_LIMIT,
   ApiKeyEnvelope,
   ApiKeyListEnvelope,
+  ApiKeyListQuery,
   CreateApiKeyBody,
   CreatedApiKeyEnvelope,
   KeyIdParams,
@@ -25,10 +28,12 @@ export async function notesKeyRoutes(app: AppInstance, { keys }: { keys: KeysSer
         description:
           'The key is returned once. Give `permissions`, a `role` (which brings its permissions: `{"name": "Recepção", ' +
           '"role": "viewer"}` is a `notes:read` key), or both; neither → 422. A key never gets a permission or role its creator lacks, nor an expiry later than ' +
-          "its creator's: a later or missing `expires_at` is capped to the creator's and `expires_at_capped` is true.",
+          "its creator's: a later or missing `expires_at` is capped to the creator's and `expires_at_capped` is true. " +
+          `A clinic holds at most ${ACTIVE_KEY_LIMIT} active keys (revoked, disabled and expired ones do not count): one more → ` +
+          '409 `LIMIT_REACHED` (`details: {limit, resource: "api_keys"}`).',
         tags,
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKeyEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
+        response: { 201: CreatedApiKeyEnvelope, ...errorResponses(400, 401, 403, 409, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -44,13 +49,18 @@ export async function notesKeyRoutes(app: AppInstance, { keys }: { keys: KeysSer
       schema: {
         operationId: 'listApiKeys',
         summary: "List your clinic's API keys (never the keys themselves)",
+        description:
+          `Newest first, every state (active, expired, revoked, disabled). Paged with \`page\` and \`limit\` (1-${ACTIVE_KEY_LIMIT}, ` +
+          `default ${ACTIVE_KEY_LIMIT}, the most active keys a clinic may hold); \`meta.total\` counts them all. A clinic whose ` +
+          'keys, revoked and expired ones included, outnumber a page reads the older ones on the next pages.',
         tags,
-        response: { 200: ApiKeyListEnvelope, ...errorResponses(401, 403, 429) },
+        querystring: ApiKeyListQuery,
+        response: { 200: ApiKeyListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
     async (request) => {
-      const data = await keys.listKeys(notesCallerOf(request));
-      return { status: 'success' as const, data, meta: { total: data.length } };
+      const { keys: data, total } = await keys.listKeys(notesCallerOf(request), request.query);
+      return { status: 'success' as const, data, meta: metaOf(request.query, total) };
     },
   );
 
@@ -60,10 +70,13 @@ export async function notesKeyRoutes(app: AppInstance, { keys }: { keys: KeysSer
       config: { access: { notesPermission: 'keys:manage' } },
       schema: {
         operationId: 'revokeApiKey',
-        summary: 'Revoke an API key',
+        summary: 'Revoke an API key and the keys it created',
         description:
-          'Takes effect at once: every server forgets its cached keys as the revocation commits (within a second). ' +
-          'Revoking twice is harmless.',
+          'Revokes the key and every key below it: the keys it created, the keys those created, and so on, in one ' +
+          'transaction (a key revoked earlier keeps its first `revoked_at`). `data` is the key itself; ' +
+          '`data.revoked_key_ids` lists every key this call revoked. Takes effect at once: every server forgets its ' +
+          'cached keys as the revocation commits (within a second). Revoking twice is harmless, and revokes whatever ' +
+          'below the key is still active.',
         tags,
         params: KeyIdParams,
         response: { 200: ApiKeyEnvelope, ...errorResponses(400, 401, 403, 404, 429) },

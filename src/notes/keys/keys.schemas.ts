@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema } from '../../platform/http/schemas.ts';
+import { PageMetaSchema, pageQuery, TimestampSchema } from '../../platform/http/schemas.ts';
 import { PERMISSIONS, ROLES } from '../callers.ts';
 
 const DaySchema = z.iso.date().meta({ example: '2026-11-01', description: 'UTC day, YYYY-MM-DD' });
@@ -70,10 +70,27 @@ export const CreatedApiKeyEnvelope = z
   })
   .meta({ id: 'CreatedApiKeyResponse' });
 
-export const ApiKeyEnvelope = z.object({ status: z.literal('success'), data: ApiKeyRecord }).meta({ id: 'ApiKeyResponse' });
+export const ApiKeyEnvelope = z
+  .object({
+    status: z.literal('success'),
+    data: ApiKeyRecord.extend({
+      revoked_key_ids: z.array(z.uuid()).meta({
+        description:
+          'The keys this call revoked: the key itself (first) unless it was revoked already, and every key below it that was ' +
+          'still unrevoked (the keys it created, the keys those created, ...). Empty when there was nothing left to revoke.',
+      }),
+    }),
+  })
+  .meta({ id: 'ApiKeyResponse' });
+
+/** How many active keys (neither revoked, disabled nor expired) a clinic may hold. */
+export const ACTIVE_KEY_LIMIT = 500;
+
+/** The default page covers the active-key cap; revoked and expired keys are listed too, so a long history takes more pages. */
+export const ApiKeyListQuery = pageQuery(ACTIVE_KEY_LIMIT, ACTIVE_KEY_LIMIT);
 
 export const ApiKeyListEnvelope = z
-  .object({ status: z.literal('success'), data: z.array(ApiKeyRecord), meta: z.object({ total: z.int() }) })
+  .object({ status: z.literal('success'), data: z.array(ApiKeyRecord), meta: PageMetaSchema })
   .meta({ id: 'ApiKeyListResponse' });
 
 export const KeyIdParams = z.object({ id: z.uuid() });

@@ -3,12 +3,22 @@ import { bindService } from '../../platform/bind-service.ts';
 import { announceInvalidation } from '../../platform/db/announce-invalidation.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { pageOf } from '../../platform/http/pagination.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import { generateNotesKey, NOTES_KEY_INVALIDATION, smallestRoleFor } from '../auth/api-key.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
 import { type NotesCaller, type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../callers.ts';
-import { findKeyById, insertKey, listKeysOfClinic, type NotesApiKeyRow, revokeKey } from './keys.repo.ts';
-import type { ApiKeyRecord, CreateApiKeyBody, UsageEnvelope, UsageQuery } from './keys.schemas.ts';
+import { lockClinic } from '../store/notes.repo.ts';
+import {
+  countActiveKeys,
+  countKeysOfClinic,
+  findKeyById,
+  insertKey,
+  listKeysOfClinic,
+  type NotesApiKeyRow,
+  revokeKeyTree,
+} from './keys.repo.ts';
+import { ACTIVE_KEY_LIMIT, type ApiKeyRecord, type CreateApiKeyBody, type UsageEnvelope, type UsageQuery } from './keys.schemas.ts';
 import { usageOfKey } from './usage.repo.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
@@ -58,21 +68,27 @@ async function createKey({ db }: KeysDeps, caller: NotesCaller, input: z.infer<t
   if (requested && requested.getTime() <= Date.now()) {
     throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { field: 'expires_at', reason: 'in the past' });
   }
-  const { expiresAt, capped } = capExpiry(requested, (await findKeyById(caller.keyId, db))?.expiresAt ?? null);
   const { key, hash, prefix } = generateNotesKey();
-  const row = await insertKey(
-    {
-      clinicId: caller.clinicId,
-      name: input.name,
-      role,
-      permissions,
-      keyHash: hash,
-      prefix,
-      expiresAt,
-      createdByKeyId: caller.keyId,
-    },
-    db,
-  );
+  // Under the clinic's lock, which a revocation takes too: the cap is counted with no other creation
+  // in between, and a creator revoked (with its tree) meanwhile creates nothing that would outlive it.
+  const { row, capped } = await db.transaction(async (tx) => {
+    await lockClinic(caller.clinicId, tx);
+    const creator = await findKeyById(caller.keyId, tx);
+    if (creator?.revokedAt) throw new AppError('INVALID_API_KEY', 'This API key has been revoked');
+    if ((await countActiveKeys(caller.clinicId, tx)) >= ACTIVE_KEY_LIMIT) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `A clinic may have at most ${ACTIVE_KEY_LIMIT} active API keys: revoke one first (revoked, disabled and expired keys do not count)`,
+        { limit: ACTIVE_KEY_LIMIT, resource: 'api_keys' },
+      );
+    }
+    const { expiresAt, capped } = capExpiry(requested, creator?.expiresAt ?? null);
+    const inserted = await insertKey(
+      { clinicId: caller.clinicId, name: input.name, role, permissions, keyHash: hash, prefix, expiresAt, createdByKeyId: caller.keyId },
+      tx,
+    );
+    return { row: inserted, capped };
+  });
   return { ...toKeyRecord(row), expires_at_capped: capped, key };
 }
 
@@ -83,8 +99,11 @@ function capExpiry(requested: Date | null, creatorExpiresAt: Date | null): { exp
   return { expiresAt: creatorExpiresAt, capped: true };
 }
 
-async function listKeys({ db }: KeysDeps, caller: NotesCaller) {
-  return (await listKeysOfClinic(caller.clinicId, db)).map((row) => toKeyRecord(row));
+/** A page of the clinic's keys, newest first, and how many it has in all. */
+async function listKeys({ db }: KeysDeps, caller: NotesCaller, query: { page?: number; limit?: number }) {
+  const page = pageOf(query, ACTIVE_KEY_LIMIT);
+  const [rows, total] = await Promise.all([listKeysOfClinic(caller.clinicId, page, db), countKeysOfClinic(caller.clinicId, db)]);
+  return { keys: rows.map((row) => toKeyRecord(row)), total };
 }
 
 /** The key `id` of the caller's clinic: 404 when it does not exist, 403 when it is another clinic's. */
@@ -95,18 +114,26 @@ async function keyOfClinic(db: Db, caller: NotesCaller, id: string): Promise<Not
   return row;
 }
 
-/** Revokes, and every process forgets its cached keys as the revocation commits. */
+/**
+ * Revokes the key and every key below it (those it created, those they created, ...), in one
+ * transaction, and every process forgets its cached keys as the revocation commits. Says which
+ * keys this call revoked: revoking again revokes only what is still active below the key.
+ */
 async function revoke({ db, authenticator }: KeysDeps, caller: NotesCaller, id: string) {
   await keyOfClinic(db, caller, id);
-  const row = await db.transaction(async (tx) => {
-    const revoked = await revokeKey(id, tx);
-    await announceInvalidation(NOTES_KEY_INVALIDATION, tx);
-    return revoked;
+  const { row, revoked } = await db.transaction(async (tx) => {
+    // Serialised with key creation: no key is created below this one once the tree is revoked.
+    await lockClinic(caller.clinicId, tx);
+    const revokedIds = await revokeKeyTree(id, caller.clinicId, tx);
+    if (revokedIds.length > 0) await announceInvalidation(NOTES_KEY_INVALIDATION, tx);
+    return { row: await findKeyById(id, tx), revoked: revokedIds };
   });
   if (!row) throw new AppError('API_KEY_NOT_FOUND', 'API key not found');
   // This process at once, without waiting for its own announcement to come back.
-  authenticator.forget();
-  return toKeyRecord(row);
+  if (revoked.length > 0) authenticator.forget();
+  // The key itself first, then the keys below it.
+  const ordered = [...revoked].sort((a, b) => Number(b === id) - Number(a === id));
+  return { ...toKeyRecord(row), revoked_key_ids: ordered };
 }
 
 type Usage = z.infer<typeof UsageEnvelope>['data'];

@@ -1,16 +1,25 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, asc, eq, sql } from '../../platform/db/drizzle.ts';
+import { and, asc, count, eq, sql } from '../../platform/db/drizzle.ts';
 import { clinicSettings, noteTemplates } from '../../platform/db/schema/index.ts';
 
 export type TemplateRow = typeof noteTemplates.$inferSelect;
 export type NewTemplateRow = typeof noteTemplates.$inferInsert;
 
-export async function listClinicTemplates(clinicId: string, db: Db): Promise<TemplateRow[]> {
+/** A page of the clinic's own templates, oldest first. */
+export async function listClinicTemplates(clinicId: string, page: { limit: number; offset: number }, db: Db): Promise<TemplateRow[]> {
+  if (page.limit <= 0) return [];
   return db
     .select()
     .from(noteTemplates)
     .where(eq(noteTemplates.clinicId, clinicId))
-    .orderBy(asc(noteTemplates.createdAt), asc(noteTemplates.slug));
+    .orderBy(asc(noteTemplates.createdAt), asc(noteTemplates.slug))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+export async function countClinicTemplates(clinicId: string, db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(noteTemplates).where(eq(noteTemplates.clinicId, clinicId));
+  return Number(row?.n ?? 0);
 }
 
 export async function findTemplateRow(id: string, db: Db): Promise<TemplateRow | undefined> {

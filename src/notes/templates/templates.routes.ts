@@ -1,8 +1,18 @@
 import { z } from 'zod';
+import { metaOf } from '../../platform/http/pagination.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
-import { CreateTemplateBody, TemplateEnvelope, TemplateIdParams, TemplateListEnvelope, UpdateTemplateBody } from './templates.schemas.ts';
+import {
+  CreateTemplateBody,
+  TEMPLATE_LIMIT,
+  TEMPLATE_LIST_LIMIT,
+  TemplateEnvelope,
+  TemplateIdParams,
+  TemplateListEnvelope,
+  TemplateListQuery,
+  UpdateTemplateBody,
+} from './templates.schemas.ts';
 import type { TemplatesService } from './templates.service.ts';
 
 const tags = ['Templates'];
@@ -26,12 +36,18 @@ export async function templateRoutes(app: AppInstance, { templates }: { template
         summary: "Your clinic's note templates, built-ins first",
         description:
           'The built-ins `padrao` (the six base sections, the default) and `soap` (Subjetivo ← anamnesis, Objetivo ← ' +
-          "physical_exam, Avaliação ← diagnosis, Plano ← treatment, follow_up, observations), then the clinic's own.",
+          "physical_exam, Avaliação ← diagnosis, Plano ← treatment, follow_up, observations), then the clinic's own " +
+          `(oldest first; at most ${TEMPLATE_LIMIT}). Paged with \`page\` and \`limit\` (1-${TEMPLATE_LIST_LIMIT}, default ` +
+          `${TEMPLATE_LIST_LIMIT}): without them the answer is every template, as before paging; \`meta.total\` counts the built-ins.`,
         tags,
-        response: { 200: TemplateListEnvelope, ...errorResponses(401, 403, 429) },
+        querystring: TemplateListQuery,
+        response: { 200: TemplateListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request) => ({ status: 'success' as const, data: await templates.list(notesCallerOf(request)) }),
+    async (request) => {
+      const { templates: data, total } = await templates.list(notesCallerOf(request), request.query);
+      return { status: 'success' as const, data, meta: metaOf(request.query, total) };
+    },
   );
 
   app.post(
@@ -41,7 +57,7 @@ export async function templateRoutes(app: AppInstance, { templates }: { template
       schema: {
         operationId: 'createTemplate',
         summary: 'Create a note template (administrator)',
-        description: VALIDATION,
+        description: `${VALIDATION} A clinic holds at most ${TEMPLATE_LIMIT} templates of its own: one more → 409 \`LIMIT_REACHED\` (\`details: {limit, resource: "templates"}\`).`,
         tags,
         body: CreateTemplateBody,
         response: { 201: TemplateEnvelope, ...errorResponses(400, 401, 403, 409, 422, 429) },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageMetaSchema, pageQuery } from '../../platform/http/schemas.ts';
 import { SECTION_LABELS } from '../../providers/sectioning/port.ts';
 
 const BASE_LABELS_TEXT = SECTION_LABELS.map((label) => `\`${label}\``).join(', ');
@@ -94,6 +95,12 @@ export const TemplateSchema = z
 
 export const TemplateEnvelope = z.object({ status: z.literal('success'), data: TemplateSchema }).meta({ id: 'NoteTemplateResponse' });
 export const TemplateListEnvelope = z
-  .object({ status: z.literal('success'), data: z.array(TemplateSchema) })
+  .object({ status: z.literal('success'), data: z.array(TemplateSchema), meta: PageMetaSchema })
   .meta({ id: 'NoteTemplateListResponse' });
+
+/** How many templates of its own a clinic may hold (the built-ins do not count). */
+export const TEMPLATE_LIMIT = 200;
+/** The list's default (and largest) page: the built-ins and every template a clinic may hold, so a client sending no paging parameters gets them all. */
+export const TEMPLATE_LIST_LIMIT = 250;
+export const TemplateListQuery = pageQuery(TEMPLATE_LIST_LIMIT, TEMPLATE_LIST_LIMIT);
 export const TemplateIdParams = z.object({ id: z.uuid() });

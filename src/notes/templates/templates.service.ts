@@ -2,6 +2,7 @@ import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
+import { pageOf } from '../../platform/http/pagination.ts';
 import type { NotesCaller } from '../callers.ts';
 import { lockClinic } from '../store/notes.repo.ts';
 import { BUILTIN_TEMPLATES, builtinById, builtinBySlug, PADRAO } from './builtin-templates.ts';
@@ -9,6 +10,7 @@ import { fromRow } from './find-template.ts';
 import type { Template } from './template.ts';
 import { checkCoverage } from './template-coverage.ts';
 import {
+  countClinicTemplates,
   deleteTemplate,
   findTemplateRow,
   insertTemplate,
@@ -17,7 +19,13 @@ import {
   type TemplateRow,
   updateTemplate,
 } from './templates.repo.ts';
-import type { CreateTemplateInput, TemplateSectionsInput, UpdateTemplateInput } from './templates.schemas.ts';
+import {
+  type CreateTemplateInput,
+  TEMPLATE_LIMIT,
+  TEMPLATE_LIST_LIMIT,
+  type TemplateSectionsInput,
+  type UpdateTemplateInput,
+} from './templates.schemas.ts';
 
 export interface TemplatesDeps {
   db: Db;
@@ -54,19 +62,41 @@ function slugTaken(slug: string): AppError {
   return new AppError('TEMPLATE_EXISTS', `The clinic already has a template "${slug}"`, { field: 'slug', slug });
 }
 
-async function listTemplates(deps: TemplatesDeps, caller: NotesCaller): Promise<TemplateBody[]> {
-  return [...BUILTIN_TEMPLATES, ...(await listClinicTemplates(caller.clinicId, deps.db)).map(fromRow)];
+/** A page of the built-ins then the clinic's own (oldest first), and how many there are in all. */
+async function listTemplates(
+  deps: TemplatesDeps,
+  caller: NotesCaller,
+  query: { page?: number; limit?: number },
+): Promise<{ templates: TemplateBody[]; total: number }> {
+  const { limit, offset } = pageOf(query, TEMPLATE_LIST_LIMIT);
+  const builtins = BUILTIN_TEMPLATES.slice(offset, offset + limit);
+  const ownPage = { offset: Math.max(0, offset - BUILTIN_TEMPLATES.length), limit: limit - builtins.length };
+  const [own, ownTotal] = await Promise.all([
+    listClinicTemplates(caller.clinicId, ownPage, deps.db),
+    countClinicTemplates(caller.clinicId, deps.db),
+  ]);
+  return { templates: [...builtins, ...own.map(fromRow)], total: BUILTIN_TEMPLATES.length + ownTotal };
 }
 
 async function getTemplate(deps: TemplatesDeps, caller: NotesCaller, id: string): Promise<TemplateBody> {
   return builtinById(id) ?? fromRow(ownTemplate(caller, await findTemplateRow(id, deps.db)));
 }
 
+/** At most TEMPLATE_LIMIT per clinic: counted under the clinic's lock, so two at once cannot both pass. */
 async function createTemplate(deps: TemplatesDeps, caller: NotesCaller, input: CreateTemplateInput): Promise<TemplateBody> {
   if (builtinBySlug(input.slug)) throw slugTaken(input.slug);
   const sections = checkedSections(input.sections);
   try {
-    return fromRow(await insertTemplate({ clinicId: caller.clinicId, slug: input.slug, name: input.name, sections }, deps.db));
+    return await deps.db.transaction(async (tx) => {
+      await lockClinic(caller.clinicId, tx);
+      if ((await countClinicTemplates(caller.clinicId, tx)) >= TEMPLATE_LIMIT) {
+        throw new AppError('LIMIT_REACHED', `A clinic may have at most ${TEMPLATE_LIMIT} templates of its own: delete one first`, {
+          limit: TEMPLATE_LIMIT,
+          resource: 'templates',
+        });
+      }
+      return fromRow(await insertTemplate({ clinicId: caller.clinicId, slug: input.slug, name: input.name, sections }, tx));
+    });
   } catch (error) {
     if (uniqueViolation(error) === 'note_templates_clinic_slug_key') throw slugTaken(input.slug);
     throw error;

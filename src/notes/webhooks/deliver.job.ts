@@ -6,12 +6,21 @@ import { webhookAttempts, webhookDeliveries, webhookEndpointsDisabled, webhookLa
 import { signedHeaders } from '../../platform/webhook-signature.ts';
 import { claimDelivery, type DeliveryOutcome, type DeliveryRow, findEvent, recordOutcome } from './deliveries.repo.ts';
 import { type EndpointRow, findEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoints.repo.ts';
-import { type DeliverJob, DeliverPayload } from './outbox.ts';
+import { type DeliverJob, DeliverPayload, deliveryGroup } from './outbox.ts';
 import { type SecretBox, SecretUnreadableError } from './secrets.ts';
 import { postJson, SendTimeoutError, withDeadline } from './sender.ts';
 import { type Resolver, resolveTarget, TargetRefusedError } from './target-guard.ts';
 
 export const DELIVER_QUEUE = 'notes.webhook-deliver';
+
+/** Attempts one worker process runs at once. */
+export const DELIVERY_SLOTS = 8;
+/**
+ * Of those, how many one clinic may hold: its further deliveries wait in the queue (not fetched,
+ * no attempt counted) while other clinics' are taken, so a clinic whose receivers hold every
+ * request open until the timeout slows only its own deliveries (docs/webhooks.md, "Fair shares").
+ */
+export const CLINIC_DELIVERY_SLOTS = 2;
 
 export interface DeliverDeps {
   db: Db;
@@ -37,7 +46,7 @@ export function deliverJob(deps: DeliverDeps): DeliverJob {
     name: DELIVER_QUEUE,
     payload: DeliverPayload,
     queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: claimSeconds + 15 },
-    work: { localConcurrency: 4 },
+    work: { localConcurrency: DELIVERY_SLOTS, localGroupConcurrency: CLINIC_DELIVERY_SLOTS },
     handle: ({ deliveryId }, { logger }) => attemptDelivery(deps, job, deliveryId, logger),
   });
   return job;
@@ -64,7 +73,11 @@ export async function attemptDelivery(deps: DeliverDeps, job: DeliverJob, delive
   await deps.db.transaction(async (tx) => {
     await recordOutcome(delivery.id, outcome, tx);
     if (outcome.status === 'pending') {
-      await deps.jobs.send(job, { deliveryId: delivery.id }, { tx, startAfter: outcome.nextAttemptAt });
+      await deps.jobs.send(
+        job,
+        { deliveryId: delivery.id },
+        { tx, startAfter: outcome.nextAttemptAt, ...deliveryGroup(endpoint.clinicId) },
+      );
     }
   });
   countAttempt(outcome, event.createdAt);

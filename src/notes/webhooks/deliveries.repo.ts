@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, count, desc, eq, getTableColumns, inArray, lt, notExists, or, sql } from '../../platform/db/drizzle.ts';
-import { type WebhookPayload, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
+import { type WebhookPayload, webhookDeliveries, webhookEndpoints, webhookEvents } from '../../platform/db/schema/index.ts';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type EventRow = typeof webhookEvents.$inferSelect;
@@ -99,12 +99,13 @@ export async function listDeliveries(endpointId: string, page: number, limit: nu
   return { rows, total: Number(total?.n ?? 0) };
 }
 
-/** Deliveries overdue by `graceSeconds` (their job was lost) or whose worker died mid-attempt. */
-export async function overdueDeliveries(graceSeconds: number, db: Db, limit = 200): Promise<{ id: string }[]> {
+/** Deliveries overdue by `graceSeconds` (their job was lost) or whose worker died mid-attempt, with their clinic. */
+export async function overdueDeliveries(graceSeconds: number, db: Db, limit = 200): Promise<{ id: string; clinicId: string }[]> {
   const before = sql`now() - make_interval(secs => ${graceSeconds})`;
   return db
-    .select({ id: webhookDeliveries.id })
+    .select({ id: webhookDeliveries.id, clinicId: webhookEndpoints.clinicId })
     .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(
       or(
         and(

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, arrayContains, desc, eq, sql } from '../../platform/db/drizzle.ts';
+import { and, arrayContains, count, desc, eq, sql } from '../../platform/db/drizzle.ts';
 import { webhookEndpoints } from '../../platform/db/schema/index.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -30,8 +30,21 @@ export async function findEndpoint(id: string, db: Db): Promise<EndpointRow | un
   return row;
 }
 
-export async function listEndpoints(clinicId: string, db: Db): Promise<EndpointRow[]> {
-  return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.clinicId, clinicId)).orderBy(desc(webhookEndpoints.createdAt));
+/** A page of the clinic's endpoints, newest first. */
+export async function listEndpoints(clinicId: string, page: { limit: number; offset: number }, db: Db): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.clinicId, clinicId))
+    .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/** Every endpoint of the clinic, enabled or not. */
+export async function countEndpoints(clinicId: string, db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.clinicId, clinicId));
+  return Number(row?.n ?? 0);
 }
 
 export async function updateEndpoint(id: string, changes: EndpointChanges, db: Db): Promise<EndpointRow | undefined> {

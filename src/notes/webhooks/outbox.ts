@@ -14,6 +14,11 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 export const DeliverPayload = z.object({ deliveryId: z.uuid() });
 export type DeliverJob = JobDefinition<z.infer<typeof DeliverPayload>>;
 
+/** A delivery job's send options: its group is the clinic, whose share of the delivery slots it counts against (deliver.job.ts). */
+export function deliveryGroup(clinicId: string) {
+  return { group: { id: clinicId } };
+}
+
 export interface NewEvent {
   clinicId: string;
   type: string;
@@ -50,13 +55,16 @@ export class Outbox {
     const id = randomUUID();
     const payload = { type: event.type, timestamp: toTimestamp(new Date()), data: event.data };
     await insertEvent({ id, clinicId: event.clinicId, type: event.type, payload }, tx);
-    return this.enqueue(tx, id, endpointIds);
+    return this.enqueue(tx, event.clinicId, id, endpointIds);
   }
 
-  /** New deliveries of an existing event (a redelivery), with their jobs. */
-  async enqueue(tx: Db, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
+  /**
+   * New deliveries of an existing event of `clinicId` (a redelivery), with their jobs, each in the
+   * clinic's group: the clinic's share of the delivery slots (deliver.job.ts).
+   */
+  async enqueue(tx: Db, clinicId: string, eventId: string, endpointIds: string[]): Promise<DeliveryRow[]> {
     const deliveries = await insertDeliveries(eventId, endpointIds, tx);
-    for (const delivery of deliveries) await this.jobs.send(this.deliver, { deliveryId: delivery.id }, { tx });
+    for (const delivery of deliveries) await this.jobs.send(this.deliver, { deliveryId: delivery.id }, { tx, ...deliveryGroup(clinicId) });
     return deliveries;
   }
 }

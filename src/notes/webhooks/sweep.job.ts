@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import { overdueDeliveries } from './deliveries.repo.ts';
-import type { DeliverJob } from './outbox.ts';
+import { type DeliverJob, deliveryGroup } from './outbox.ts';
 
 /**
  * Safety net behind the per-delivery jobs: a delivery overdue by a minute (its job was lost, e.g.
@@ -17,7 +17,7 @@ export function sweepJob(deps: { db: Db; jobs: JobQueue; deliver: DeliverJob }) 
     queue: { retryLimit: 0 },
     async handle(_payload, { logger }) {
       const overdue = await overdueDeliveries(60, deps.db);
-      for (const delivery of overdue) await deps.jobs.send(deps.deliver, { deliveryId: delivery.id });
+      for (const delivery of overdue) await deps.jobs.send(deps.deliver, { deliveryId: delivery.id }, deliveryGroup(delivery.clinicId));
       if (overdue.length > 0) logger.warn({ count: overdue.length }, 'overdue webhook deliveries re-queued');
     },
   });

@@ -11,9 +11,12 @@ import {
   DeliveryListEnvelope,
   RotatedSecretEnvelope,
   UpdateWebhookBody,
+  WEBHOOK_ENDPOINT_LIMIT,
+  WEBHOOK_LIST_LIMIT,
   WebhookEnvelope,
   WebhookIdParams,
   WebhookListEnvelope,
+  WebhookListQuery,
 } from './webhooks.schemas.ts';
 import type { WebhooksService } from './webhooks.service.ts';
 
@@ -32,10 +35,11 @@ export async function webhookRoutes(app: AppInstance, { webhooks }: { webhooks: 
         description:
           'Events are POSTed as JSON `{type, timestamp, data}` signed per Standard Webhooks (`webhook-id`, ' +
           '`webhook-timestamp`, `webhook-signature`). The signing secret is returned once. The answer is the bare ' +
-          'endpoint with its secret, not the `{status, data}` envelope of the other webhook routes.',
+          'endpoint with its secret, not the `{status, data}` envelope of the other webhook routes. A clinic holds at most ' +
+          `${WEBHOOK_ENDPOINT_LIMIT} endpoints, enabled or not: one more → 409 \`LIMIT_REACHED\` (\`details: {limit, resource: "webhooks"}\`).`,
         tags,
         body: CreateWebhookBody,
-        response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 422, 429, 503) },
+        response: { 201: CreatedWebhook, ...errorResponses(400, 401, 403, 409, 422, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -50,13 +54,17 @@ export async function webhookRoutes(app: AppInstance, { webhooks }: { webhooks: 
       schema: {
         operationId: 'listWebhooks',
         summary: "List your clinic's webhook endpoints",
+        description:
+          `Newest first. Paged with \`page\` and \`limit\` (1-${WEBHOOK_LIST_LIMIT}, default ${WEBHOOK_LIST_LIMIT}): a clinic holds at ` +
+          `most ${WEBHOOK_ENDPOINT_LIMIT} endpoints, so without paging parameters the answer is all of them.`,
         tags,
-        response: { 200: WebhookListEnvelope, ...errorResponses(401, 403, 429) },
+        querystring: WebhookListQuery,
+        response: { 200: WebhookListEnvelope, ...errorResponses(401, 403, 422, 429) },
       },
     },
     async (request) => {
-      const data = await webhooks.listWebhooks(notesCallerOf(request));
-      return { status: 'success' as const, data, meta: { total: data.length } };
+      const { webhooks: data, total } = await webhooks.listWebhooks(notesCallerOf(request), request.query);
+      return { status: 'success' as const, data, meta: metaOf(request.query, total) };
     },
   );
 

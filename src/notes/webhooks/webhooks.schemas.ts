@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimestampSchema } from '../../platform/http/schemas.ts';
+import { PageMetaSchema, pageQuery, TimestampSchema } from '../../platform/http/schemas.ts';
 import { WEBHOOK_EVENT_TYPES } from './outbox.ts';
 
 const Events = z
@@ -47,8 +47,14 @@ const SecretSchema = z
 export const CreatedWebhook = WebhookRecord.extend({ secret: SecretSchema }).meta({ id: 'CreatedWebhook' });
 export const WebhookEnvelope = z.object({ status: z.literal('success'), data: WebhookRecord }).meta({ id: 'WebhookResponse' });
 export const WebhookListEnvelope = z
-  .object({ status: z.literal('success'), data: z.array(WebhookRecord), meta: z.object({ total: z.int() }) })
+  .object({ status: z.literal('success'), data: z.array(WebhookRecord), meta: PageMetaSchema })
   .meta({ id: 'WebhookListResponse' });
+
+/** How many endpoints (enabled or not) a clinic may hold. */
+export const WEBHOOK_ENDPOINT_LIMIT = 20;
+/** The list's default and largest page: more than the cap, so a client sending no paging parameters gets every endpoint. */
+export const WEBHOOK_LIST_LIMIT = 100;
+export const WebhookListQuery = pageQuery(WEBHOOK_LIST_LIMIT, WEBHOOK_LIST_LIMIT);
 export const RotatedSecretEnvelope = z
   .object({
     status: z.literal('success'),

@@ -3,11 +3,14 @@ import type { z } from 'zod';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
+import { pageOf } from '../../platform/http/pagination.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import { generateSigningSecret } from '../../platform/webhook-signature.ts';
 import type { NotesCaller } from '../callers.ts';
+import { lockClinic } from '../store/notes.repo.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
 import {
+  countEndpoints,
   deleteEndpoint,
   type EndpointChanges,
   type EndpointRow,
@@ -20,7 +23,13 @@ import {
 import { TEST_EVENT_TYPE } from './outbox.ts';
 import { checkTargetUrl, TargetRefusedError } from './target-guard.ts';
 import type { WebhooksModule } from './webhooks.module.ts';
-import type { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody } from './webhooks.schemas.ts';
+import {
+  type CreateWebhookBody,
+  type DeliveriesQuery,
+  type UpdateWebhookBody,
+  WEBHOOK_ENDPOINT_LIMIT,
+  WEBHOOK_LIST_LIMIT,
+} from './webhooks.schemas.ts';
 
 /** How long the old secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -75,22 +84,29 @@ async function createWebhook(deps: WebhooksDeps, caller: NotesCaller, input: z.i
   const url = checkedUrl(deps, input.url);
   const id = randomUUID();
   const secret = generateSigningSecret();
-  const row = await insertEndpoint(
-    {
-      id,
-      clinicId: caller.clinicId,
-      url,
-      description: input.description ?? null,
-      events: input.events,
-      secretEncrypted: deps.webhooks.secrets().seal(secret, id),
-    },
-    deps.db,
-  );
+  const secretEncrypted = deps.webhooks.secrets().seal(secret, id);
+  // Counted under the clinic's lock: of two creations at the cap minus one, only one passes.
+  const row = await deps.db.transaction(async (tx) => {
+    await lockClinic(caller.clinicId, tx);
+    if ((await countEndpoints(caller.clinicId, tx)) >= WEBHOOK_ENDPOINT_LIMIT) {
+      throw new AppError('LIMIT_REACHED', `A clinic may have at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints: delete one first`, {
+        limit: WEBHOOK_ENDPOINT_LIMIT,
+        resource: 'webhooks',
+      });
+    }
+    return insertEndpoint(
+      { id, clinicId: caller.clinicId, url, description: input.description ?? null, events: input.events, secretEncrypted },
+      tx,
+    );
+  });
   return { ...toWebhookRecord(row), secret };
 }
 
-async function listWebhooks(deps: WebhooksDeps, caller: NotesCaller) {
-  return (await listEndpoints(caller.clinicId, deps.db)).map(toWebhookRecord);
+/** A page of the clinic's endpoints, newest first, and how many it has in all. */
+async function listWebhooks(deps: WebhooksDeps, caller: NotesCaller, query: { page?: number; limit?: number }) {
+  const page = pageOf(query, WEBHOOK_LIST_LIMIT);
+  const [rows, total] = await Promise.all([listEndpoints(caller.clinicId, page, deps.db), countEndpoints(caller.clinicId, deps.db)]);
+  return { webhooks: rows.map(toWebhookRecord), total };
 }
 
 /** The endpoint `id` of the caller's clinic: 404 when missing, 403 when another clinic's. */
@@ -157,7 +173,7 @@ async function redeliver(deps: WebhooksDeps, caller: NotesCaller, id: string, de
   requireEnabled(endpoint);
   const event = await findEvent(delivery.eventId, deps.db);
   if (!event) throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'Delivery not found');
-  const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, event.id, [endpoint.id]));
+  const [created] = await deps.db.transaction((tx) => deps.webhooks.outbox.enqueue(tx, endpoint.clinicId, event.id, [endpoint.id]));
   if (!created) throw new Error('redelivery created no row');
   return toDeliveryRecord({ ...created, eventType: event.type });
 }

@@ -59,3 +59,29 @@ export function toTimestamp(value: Date | string): string {
 
 export const TimestampSchema = z.iso.datetime().meta({ example: '2026-01-31T14:05:09Z' });
 export const UuidSchema = z.uuid();
+
+/**
+ * The query of a page-numbered list (`?page=` from 1, `?limit=` up to `maxLimit`), read with
+ * `pageOf`/`metaOf` (pagination.ts). A list whose items a clinic may hold only so many of takes a
+ * default limit that covers that cap, so a client sending no paging parameters still gets them all.
+ */
+export function pageQuery(defaultLimit: number, maxLimit: number) {
+  return z.object({
+    page: z.coerce.number().int().min(1).default(1).meta({ description: 'Page number, from 1' }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(maxLimit)
+      .default(defaultLimit)
+      .meta({ description: `Items per page, 1-${maxLimit}; default ${defaultLimit}` }),
+  });
+}
+
+/** The `meta` of a page (`metaOf`): every matching item, the page, its limit and the page count. */
+export const PageMetaSchema = z.object({
+  total: z.int().meta({ description: 'Every item of the list, on all pages' }),
+  page: z.int(),
+  limit: z.int(),
+  total_pages: z.int(),
+});
