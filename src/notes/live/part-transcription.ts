@@ -12,7 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChunkRange, clock, type RequestLimits } from '../../audio/chunk-plan.ts';
 import { AudioJoinMismatch, joinAudio } from '../../audio/join.ts';
-import { joinTexts, segmentsText, stitch } from '../../audio/stitch.ts';
+import { joinAtSeams, stitch } from '../../audio/stitch.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import { eachAtMost } from '../../platform/each-at-most.ts';
@@ -256,22 +256,26 @@ function cumulativeStarts(parts: PartRow[]): number[] {
 /**
  * The parts' transcripts as one: a run of parts each sent with its predecessor's end is stitched as
  * long audio's overlapping chunks are (chunk = [part start − overlap, part end]); runs are put one
- * after the other where a part was sent without overlap.
+ * after the other where a part was sent without overlap, a word cut at that seam and written by
+ * both sides kept once (stitch.ts, joinAtSeams).
  */
 export function stitchParts(parts: PartRow[], starts: number[]): { text: string; language: string | null; segments: TranscriptSegment[] } {
   const runs: { ranges: ChunkRange[]; transcripts: StoredChunkTranscript[] }[] = [];
+  // Where each run after the first starts, or null when the part before it is missing (an auto-closed capture).
+  const seams: (number | null)[] = [];
   for (const [i, part] of parts.entries()) {
     const overlap = part.overlapSeconds ?? 0;
-    if (i === 0 || overlap <= 0) runs.push({ ranges: [], transcripts: [] });
+    if (i === 0 || overlap <= 0) {
+      if (i > 0) seams.push(parts[i - 1]!.part === part.part - 1 ? starts[i]! : null);
+      runs.push({ ranges: [], transcripts: [] });
+    }
     const run = runs.at(-1)!;
     const start = starts[i]!;
     run.ranges.push({ index: run.ranges.length, start: start - overlap, end: start + part.seconds });
     run.transcripts.push({ ...part.transcript!, offsetSeconds: start + part.transcript!.offsetSeconds });
   }
-  const stitched = runs.map((run) => stitch(run.ranges, run.transcripts));
-  const language = stitched.find((one) => one.language)?.language ?? null;
-  const timed = stitched.every((one) => one.segments.length > 0 || one.text.trim() === '');
-  if (!timed) return { text: joinTexts(stitched.map((one) => one.text)), language, segments: [] };
-  const segments = stitched.flatMap((one) => one.segments);
-  return { text: segmentsText(segments), language, segments };
+  return joinAtSeams(
+    runs.map((run) => stitch(run.ranges, run.transcripts)),
+    seams,
+  );
 }
