@@ -3,8 +3,10 @@
 // part before it joined in front (same format and stream parameters: a packet copy, no
 // re-encoding), so a word cut at the boundary is whole in one request; at the end the parts'
 // transcripts are stitched exactly as the overlapping chunks of a long upload are. A part whose
-// predecessor is in another format (or other stream parameters) is sent alone: that boundary has
-// no overlap, and its transcripts are simply put one after the other.
+// predecessor is in another format (or other stream parameters) is sent alone: this service
+// re-encodes no audio, so that boundary has no overlap; its transcripts are put one after the
+// other, and a word cut there, which each side's model writes whole, is kept once by its time
+// (stitch.ts, joinAtSeams).
 
 import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -132,7 +134,10 @@ export async function transcribePart(
     let file = own;
     let overlap = 0;
     let duration = part.seconds;
-    if (previous && previous.format === part.format && overlapOf(deps) > 0) {
+    if (previous && previous.format !== part.format && overlapOf(deps) > 0) {
+      // Its end cannot be put in this part's format without re-encoding: no overlap at this boundary.
+      logger.info({ noteId: note.id, part: part.part, reason: `part ${previous.part} is ${previous.format}` }, 'part sent without overlap');
+    } else if (previous && overlapOf(deps) > 0) {
       const before = path.join(dir, `previous.${previous.format}`);
       await copyStored(deps.storage, previous.storageKey, before, signal, 'part');
       const joined = path.join(dir, `joined.${part.format}`);
