@@ -7,6 +7,10 @@
 // that heard it whole, as long as it is shorter than half the overlap.
 // Without segments (servers that only answer `json`), the texts are joined by dropping from the
 // later chunk the longest run of words that repeats the end of the earlier one.
+//
+// Neighbouring audio sent without overlap (live parts of different formats, joinAtSeams) has no
+// request that hears a word cut at the seam whole: each side hears a half, and a speech model
+// completes the half it heard. There the word is kept once by its time and its spelling.
 
 import { type ChunkRange, cutAfter } from './chunk-plan.ts';
 
@@ -40,6 +44,8 @@ export interface StitchedTranscript {
 const EDGE_SECONDS = 0.5;
 /** The longest repeated run of words looked for between two texts without segments. */
 const MAX_TEXT_OVERLAP_WORDS = 60;
+/** How near a seam without overlap (s) a word on each side must be to count as one word cut there. */
+const SEAM_SECONDS = 1;
 
 export function stitch(chunks: ChunkRange[], transcripts: ChunkTranscript[]): StitchedTranscript {
   const language = transcripts.find((transcript) => transcript.language)?.language ?? null;
@@ -148,6 +154,47 @@ function nextFreeLabel(taken: Set<string>): string {
     const label = n < 26 ? String.fromCharCode(65 + n) : `S${n + 1}`;
     if (!taken.has(label)) return label;
   }
+}
+
+/**
+ * Transcripts of neighbouring stretches of one audio, each sent alone (no overlap), put one after
+ * the other; their times are already the whole audio's. `seams[i]` is where transcript i+1 starts,
+ * or null where the audio between them is missing (nothing there can have been cut in two).
+ *
+ * A word cut by a seam is heard in part on each side, and each side's model writes the whole word:
+ * when the last word before the seam belongs to a segment ending at most SEAM_SECONDS before it, the
+ * first word after it to a segment starting at most SEAM_SECONDS after it, and the two are the same
+ * word (case, accents and punctuation aside), the later one is dropped. What this cannot catch: a
+ * cut word that neither side wrote (lost), or that the two sides wrote differently ("gato" and
+ * "gatos", or a half heard as another word), and transcripts without segments (joined by
+ * joinTexts, which drops a repeated run of two words or more, never a single word). What it gets
+ * wrong: one word said twice on purpose, once just before the seam and once just after it, is kept
+ * once.
+ */
+export function joinAtSeams(transcripts: StitchedTranscript[], seams: (number | null)[]): StitchedTranscript {
+  const language = transcripts.find((transcript) => transcript.language)?.language ?? null;
+  const timed = transcripts.every((transcript) => transcript.segments.length > 0 || transcript.text.trim() === '');
+  if (!timed) return { text: joinTexts(transcripts.map((transcript) => transcript.text)), language, segments: [] };
+  const segments: TranscriptSegment[] = [];
+  for (const [index, transcript] of transcripts.entries()) {
+    const seam = index > 0 ? (seams[index - 1] ?? null) : null;
+    const before = segments.at(-1);
+    const [after, ...rest] = transcript.segments;
+    if (seam === null || !before || !after || before.end < seam - SEAM_SECONDS || after.start > seam + SEAM_SECONDS) {
+      segments.push(...transcript.segments);
+      continue;
+    }
+    const last = normal(before.text.split(/\s+/).filter(Boolean).at(-1) ?? '');
+    const [first = '', ...others] = after.text.split(/\s+/).filter(Boolean);
+    if (last === '' || normal(first) !== last) {
+      segments.push(...transcript.segments);
+      continue;
+    }
+    // The same word on both sides of the seam: the earlier side's copy stays.
+    if (others.length > 0) segments.push({ ...after, start: Math.max(after.start, before.end), text: others.join(' ') });
+    segments.push(...rest);
+  }
+  return { text: segmentsText(segments), language, segments };
 }
 
 /** Joins chunk texts, dropping the words a later text repeats from the end of the text so far. */

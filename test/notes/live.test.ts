@@ -8,9 +8,11 @@ import type { ToneFormat } from '../providers/tone-audio.ts';
 
 // Live consultations against a fake OpenAI-compatible server that hears the tone audio (second k
 // says "wk") and takes time in proportion to the audio it receives: the parts joined in order must
-// come back as w0 ... w(n-1), every second once, in order, whatever order the parts came in.
+// come back as w0 ... w(n-1), every second once, in order, whatever order the parts came in. Like a
+// real model, the server also names a word cut by the start or end of a request's audio
+// (`cutWords`), so every cut an overlap or a piece makes is answered on both of its sides.
 
-const server = await startFakeSpeechServer({ msPerAudioSecond: 3 });
+const server = await startFakeSpeechServer({ msPerAudioSecond: 3, cutWords: true });
 afterAll(() => server.close());
 const { app, db } = await createTestApp({
   startWorkers: true,

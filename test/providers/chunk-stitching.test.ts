@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ChunkRange, planChunks } from '../../src/audio/chunk-plan.ts';
-import { type ChunkTranscript, joinTexts, stitch } from '../../src/audio/stitch.ts';
+import { type ChunkTranscript, joinAtSeams, joinTexts, stitch } from '../../src/audio/stitch.ts';
 import type { TranscriptSegment } from '../../src/providers/transcription/port.ts';
 
 const limits = { maxBytes: 26_000_000, maxSeconds: 1300, overlapSeconds: 4, concurrency: 6 };
@@ -117,5 +117,57 @@ describe('stitching chunk transcripts', () => {
     const second = heard(chunks[1]!, (k) => (k < 110 ? 'A' : k < 150 ? 'B' : 'C'));
     const labels = [...new Set(stitch(chunks, [first, second]).segments.map((segment) => segment.speaker))];
     expect(labels).toEqual(['A', 'B', 'C', 'D']);
+  });
+});
+
+describe('joining transcripts at seams without overlap', () => {
+  const said = (segments: [number, number, string][]) => ({
+    text: segments.map(([, , text]) => text).join(' '),
+    language: 'pt',
+    segments: segments.map(([start, end, text]) => ({ start, end, text })),
+  });
+  const texts = (result: { segments: TranscriptSegment[] }) => result.segments.map((segment) => segment.text);
+
+  it('keeps once a word both sides of the seam wrote, the earlier copy, whatever its case and accents', () => {
+    const before = said([
+      [20, 27.5, 'o gato comeu a ração'],
+      [27.6, 30, 'e depois o Cão'],
+    ]);
+    const after = said([
+      [30, 31.8, 'cão, latiu muito'],
+      [32, 35, 'e dormiu'],
+    ]);
+    const result = joinAtSeams([before, after], [30]);
+    expect(texts(result)).toEqual(['o gato comeu a ração', 'e depois o Cão', 'latiu muito', 'e dormiu']);
+    expect(result.segments[2]!.start).toBe(30);
+    // A segment that was only the repeated word goes.
+    expect(
+      texts(
+        joinAtSeams(
+          [
+            before,
+            said([
+              [30, 30.4, 'cão'],
+              [30.5, 32, 'latiu'],
+            ]),
+          ],
+          [30],
+        ),
+      ),
+    ).toEqual(['o gato comeu a ração', 'e depois o Cão', 'latiu']);
+  });
+
+  it('leaves alone other words, words far from the seam, and seams where audio is missing', () => {
+    const before = said([[27, 30, 'o cão']]);
+    expect(texts(joinAtSeams([before, said([[30, 31, 'cães latem']])], [30]))).toEqual(['o cão', 'cães latem']);
+    expect(texts(joinAtSeams([said([[25, 28.5, 'o cão']]), said([[30, 31, 'cão latiu']])], [30]))).toEqual(['o cão', 'cão latiu']);
+    expect(texts(joinAtSeams([before, said([[31.5, 33, 'cão latiu']])], [30]))).toEqual(['o cão', 'cão latiu']);
+    expect(texts(joinAtSeams([before, said([[30, 31, 'cão latiu']])], [null]))).toEqual(['o cão', 'cão latiu']);
+  });
+
+  it('joins texts without segments as joinTexts does: a single repeated word stays', () => {
+    const untimed = (text: string) => ({ text, language: null, segments: [] });
+    expect(joinAtSeams([untimed('o gato comeu'), untimed('comeu a ração')], [30]).text).toBe('o gato comeu comeu a ração');
+    expect(joinAtSeams([untimed('o gato comeu a'), untimed('comeu a ração')], [30]).text).toBe('o gato comeu a ração');
   });
 });

@@ -1,8 +1,9 @@
 // A local OpenAI-compatible speech-to-text server that listens to the tone audio of
 // test/providers/tone-audio.ts: it answers each request with one word per second it hears
 // ("w17" for second 17), timed within the request's audio, and refuses requests the way OpenAI
-// does: 413 over the byte limit, 400 over the duration limit. Latency can grow with the audio, like
-// a real GPU server. Listens on 127.0.0.1 only.
+// does: 413 over the byte limit, 400 over the duration limit. With `cutWords` it also names a word
+// cut by the audio's start or end, as a model completes the half word it heard. Latency can grow
+// with the audio, like a real GPU server. Listens on 127.0.0.1 only.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +19,8 @@ export interface SpeechRequest {
   responseFormat: string;
   /** The seconds of the whole audio this request's audio holds (whole words only). */
   seconds: number[];
+  /** The words cut by the audio's start or end that were answered too (`cutWords`). */
+  cut: number[];
   status: number;
   /** When the answer was sent. */
   at: number;
@@ -34,6 +37,12 @@ export interface SpeechServerOptions {
   msPerAudioSecond?: number;
   /** And this many ms more per request (a server's fixed cost). */
   msPerRequest?: number;
+  /**
+   * Answer a word cut by the start or end of the request's audio too, whole and timed where its
+   * half is, as a real model does (tone-audio.ts, HearOptions.cutWords); `requests[].seconds` still
+   * lists whole words only. Off by default: a fragment is no word.
+   */
+  cutWords?: boolean;
 }
 
 /** Lets a test fail a request: return a status to answer with instead of a transcript. */
@@ -64,8 +73,8 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const contentLength = Number(req.headers['content-length'] ?? 0);
     const receivedAt = Date.now();
-    const record = (status: number, seconds: number[], responseFormat = '') =>
-      requests.push({ bytes: contentLength, responseFormat, seconds, status, at: Date.now(), receivedAt });
+    const record = (status: number, seconds: number[], responseFormat = '', cut: number[] = []) =>
+      requests.push({ bytes: contentLength, responseFormat, seconds, cut, status, at: Date.now(), receivedAt });
     if (contentLength > maxBytes) {
       req.resume();
       record(413, []);
@@ -82,14 +91,14 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
     writeFileSync(audioPath, Buffer.from(await file.arrayBuffer()));
     let heard: Awaited<ReturnType<typeof hearSeconds>>;
     try {
-      heard = await hearSeconds(audioPath);
+      heard = await hearSeconds(audioPath, { cutWords: options.cutWords ?? false });
     } catch {
       record(400, [], responseFormat);
       return json(res, 400, { error: { message: 'Audio file might be corrupted or unsupported', type: 'invalid_request_error' } });
     } finally {
       rmSync(audioPath, { force: true });
     }
-    const seconds = heard.heard.map((word) => word.second);
+    const seconds = heard.heard.filter((word) => !word.cut).map((word) => word.second);
     if (heard.durationSeconds > maxSeconds) {
       record(400, seconds, responseFormat);
       return json(res, 400, {
@@ -116,7 +125,12 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
       if (!labels.has(who)) labels.set(who, String.fromCharCode(65 + labels.size));
       return { start: word.start, end: word.end, text: `w${word.second}`, speaker: labels.get(who)! };
     });
-    record(200, seconds, responseFormat);
+    record(
+      200,
+      seconds,
+      responseFormat,
+      heard.heard.filter((word) => word.cut).map((word) => word.second),
+    );
     const text = segments.map((segment) => segment.text).join(' ');
     if (responseFormat === 'diarized_json') {
       return json(res, 200, {

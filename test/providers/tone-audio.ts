@@ -104,13 +104,26 @@ export interface HeardSecond {
   /** Where it starts in the audio that was decoded, in seconds. */
   start: number;
   end: number;
+  /** Only part of this second's tones is in the audio (cut by its start or end): completed from its neighbours. */
+  cut?: boolean;
+}
+
+export interface HearOptions {
+  /**
+   * Report a word cut by the start or the end of the audio too, as a speech model does: it hears a
+   * half word and completes it from the words around it (Whisper writes the whole word, timed where
+   * its half is). The tones cannot say which second a fragment is, so it is named after its
+   * neighbour: the second before the first whole word, the one after the last. Without this, only
+   * whole words are heard (a fragment is no word).
+   */
+  cutWords?: boolean;
 }
 
 /**
  * Decodes an audio file to 16 kHz mono PCM with ffmpeg and reads the seconds it holds. A file, not
  * a pipe: an MP4 whose index comes last cannot be read from a pipe (servers keep uploads in files).
  */
-export async function hearSeconds(file: string): Promise<{ heard: HeardSecond[]; durationSeconds: number }> {
+export async function hearSeconds(file: string, options: HearOptions = {}): Promise<{ heard: HeardSecond[]; durationSeconds: number }> {
   const ffmpeg = spawn('ffmpeg', [
     '-hide_banner',
     '-loglevel',
@@ -133,10 +146,16 @@ export async function hearSeconds(file: string): Promise<{ heard: HeardSecond[];
   ffmpeg.stdin.end();
   await pipeline(ffmpeg.stdout as Readable, new PassThrough(), reader.sink());
   if ((await exited) !== 0) throw new Error('ffmpeg could not decode the audio');
-  return { heard: reader.decode(), durationSeconds: reader.frames.length / 100 };
+  const heard = reader.decode();
+  return { heard: options.cutWords ? reader.withCutWords(heard) : heard, durationSeconds: reader.frames.length / 100 };
 }
 
 type Frame = 'silence' | 'low' | 'high';
+
+/** 10 ms frames from a second's start to the end of its last tone (sync, then 12 bits: 0.92 s). */
+const WORD_FRAMES = 92;
+/** The least tone of a cut word a model makes a word of (30 ms). */
+const CUT_WORD_FRAMES = 3;
 
 class FrameReader {
   frames: Frame[] = [];
@@ -179,6 +198,30 @@ class FrameReader {
       heard.push({ second, start, end: Math.min(start + 1, frames.length / 100) });
       i += 90;
     }
+    return heard;
+  }
+
+  /**
+   * The whole words and the fragments of a word before the first and after the last (at least
+   * CUT_WORD_FRAMES of tone, so a click is no word), named after their whole neighbour.
+   */
+  withCutWords(whole: HeardSecond[]): HeardSecond[] {
+    if (whole.length === 0) return whole;
+    const toned = (from: number, to: number) => {
+      const frames: number[] = [];
+      for (let i = Math.max(0, from); i < Math.min(to, this.frames.length); i++) if (this.frames[i] !== 'silence') frames.push(i);
+      return frames;
+    };
+    const first = whole[0]!;
+    const last = whole.at(-1)!;
+    const before = toned(0, Math.round(first.start * 100));
+    // A second's tones end 0.92 s after its start; what sounds after that belongs to the next second.
+    const after = toned(Math.round(last.start * 100) + WORD_FRAMES, this.frames.length);
+    const heard = [...whole];
+    if (before.length >= CUT_WORD_FRAMES && first.second > 0)
+      heard.unshift({ second: first.second - 1, start: 0, end: (before.at(-1)! + 1) / 100, cut: true });
+    if (after.length >= CUT_WORD_FRAMES)
+      heard.push({ second: last.second + 1, start: after[0]! / 100, end: this.frames.length / 100, cut: true });
     return heard;
   }
 }

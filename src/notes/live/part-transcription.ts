@@ -3,8 +3,10 @@
 // part before it joined in front (same format and stream parameters: a packet copy, no
 // re-encoding), so a word cut at the boundary is whole in one request; at the end the parts'
 // transcripts are stitched exactly as the overlapping chunks of a long upload are. A part whose
-// predecessor is in another format (or other stream parameters) is sent alone: that boundary has
-// no overlap, and its transcripts are simply put one after the other.
+// predecessor is in another format (or other stream parameters) is sent alone: this service
+// re-encodes no audio, so that boundary has no overlap; its transcripts are put one after the
+// other, and a word cut there, which each side's model writes whole, is kept once by its time
+// (stitch.ts, joinAtSeams).
 
 import { createReadStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -12,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChunkRange, clock, type RequestLimits } from '../../audio/chunk-plan.ts';
 import { AudioJoinMismatch, joinAudio } from '../../audio/join.ts';
-import { joinTexts, segmentsText, stitch } from '../../audio/stitch.ts';
+import { joinAtSeams, stitch } from '../../audio/stitch.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { StoredChunkTranscript } from '../../platform/db/schema/index.ts';
 import { eachAtMost } from '../../platform/each-at-most.ts';
@@ -132,7 +134,10 @@ export async function transcribePart(
     let file = own;
     let overlap = 0;
     let duration = part.seconds;
-    if (previous && previous.format === part.format && overlapOf(deps) > 0) {
+    if (previous && previous.format !== part.format && overlapOf(deps) > 0) {
+      // Its end cannot be put in this part's format without re-encoding: no overlap at this boundary.
+      logger.info({ noteId: note.id, part: part.part, reason: `part ${previous.part} is ${previous.format}` }, 'part sent without overlap');
+    } else if (previous && overlapOf(deps) > 0) {
       const before = path.join(dir, `previous.${previous.format}`);
       await copyStored(deps.storage, previous.storageKey, before, signal, 'part');
       const joined = path.join(dir, `joined.${part.format}`);
@@ -256,22 +261,26 @@ function cumulativeStarts(parts: PartRow[]): number[] {
 /**
  * The parts' transcripts as one: a run of parts each sent with its predecessor's end is stitched as
  * long audio's overlapping chunks are (chunk = [part start − overlap, part end]); runs are put one
- * after the other where a part was sent without overlap.
+ * after the other where a part was sent without overlap, a word cut at that seam and written by
+ * both sides kept once (stitch.ts, joinAtSeams).
  */
 export function stitchParts(parts: PartRow[], starts: number[]): { text: string; language: string | null; segments: TranscriptSegment[] } {
   const runs: { ranges: ChunkRange[]; transcripts: StoredChunkTranscript[] }[] = [];
+  // Where each run after the first starts, or null when the part before it is missing (an auto-closed capture).
+  const seams: (number | null)[] = [];
   for (const [i, part] of parts.entries()) {
     const overlap = part.overlapSeconds ?? 0;
-    if (i === 0 || overlap <= 0) runs.push({ ranges: [], transcripts: [] });
+    if (i === 0 || overlap <= 0) {
+      if (i > 0) seams.push(parts[i - 1]!.part === part.part - 1 ? starts[i]! : null);
+      runs.push({ ranges: [], transcripts: [] });
+    }
     const run = runs.at(-1)!;
     const start = starts[i]!;
     run.ranges.push({ index: run.ranges.length, start: start - overlap, end: start + part.seconds });
     run.transcripts.push({ ...part.transcript!, offsetSeconds: start + part.transcript!.offsetSeconds });
   }
-  const stitched = runs.map((run) => stitch(run.ranges, run.transcripts));
-  const language = stitched.find((one) => one.language)?.language ?? null;
-  const timed = stitched.every((one) => one.segments.length > 0 || one.text.trim() === '');
-  if (!timed) return { text: joinTexts(stitched.map((one) => one.text)), language, segments: [] };
-  const segments = stitched.flatMap((one) => one.segments);
-  return { text: segmentsText(segments), language, segments };
+  return joinAtSeams(
+    runs.map((run) => stitch(run.ranges, run.transcripts)),
+    seams,
+  );
 }
