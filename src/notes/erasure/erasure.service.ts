@@ -10,6 +10,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { NotesCaller } from '../callers.ts';
 import { partKeysWithNotes } from '../live/parts.repo.ts';
 import { ownNote } from '../store/own-note.ts';
+import { lockPatientForErasure } from '../store/patient-lock.repo.ts';
 import {
   deleteNotes,
   type ErasureRow,
@@ -112,6 +113,9 @@ async function deleteNote(deps: ErasureDeps, caller: NotesCaller, input: { noteI
  */
 async function erasePatient(deps: ErasureDeps, caller: NotesCaller, input: { externalId: string; reason: string }) {
   const { entry, purge } = await deps.db.transaction(async (tx) => {
+    // Before reading the notes: the notes being created for the patient commit first (and are read
+    // here), and a new one is refused until this commits.
+    await lockPatientForErasure(caller.clinicId, input.externalId, tx);
     const notes = await lockNotesOfPatient(caller.clinicId, input.externalId, tx);
     const erased = await eraseNotes(deps, caller.clinicId, notes, tx);
     const entry = await insertErasure(

@@ -15,6 +15,7 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { refuseDuringErasure } from '../store/locked.ts';
 import { captureOf } from '../store/note-view.ts';
 import { insertNote, type NoteRow } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
@@ -70,6 +71,7 @@ async function create(deps: LiveServiceDeps, caller: NotesCaller, input: { body:
     reusedFor: 'a different live note',
   };
   const outcome = await deps.idempotent(request, async (tx) => {
+    await refuseDuringErasure(caller.clinicId, metadata.external_id ?? null, tx);
     const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx, 'template');
     const note = await insertNote(
       {

@@ -14,6 +14,7 @@ import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
+import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote } from '../store/notes.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import type { ReceivedUpload } from './receive-upload.ts';
@@ -77,6 +78,7 @@ async function createNote(
       request,
       async (tx) => {
         const { key, format, duration } = stored!;
+        await refuseDuringErasure(caller.clinicId, metadata.external_id ?? null, tx);
         const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx);
         await chargeClinicQuota(caller.clinicId, duration, tx);
         const note = await insertNote(
