@@ -97,6 +97,11 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   app.addHook('onClose', async () => unfollow());
   usage.start(USAGE_FLUSH_INTERVAL_MS);
   app.addHook('onClose', () => usage.stop());
+  // Loads the erasure log's key and keys the entries written before it had one, without holding up
+  // the start: should it fail, the first erasure or log read tries again.
+  app.addHook('onReady', async () => {
+    module.erasureLog.keys().catch((error: unknown) => app.log.warn({ err: error }, 'erasure log key not loaded yet'));
+  });
 
   registerNotesAccess(app, authenticator);
   const limits = {

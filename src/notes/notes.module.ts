@@ -9,6 +9,7 @@ import type { AudioStorage } from '../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
 import { type ErasureService, erasureService } from './erasure/erasure.service.ts';
+import { ErasureLogKeys } from './erasure/erasure-log-key.ts';
 import { purgeFilesJob } from './erasure/purge-files.ts';
 import { type ExportService, exportService } from './export/export.service.ts';
 import { type HistoryService, historyService } from './history/history.service.ts';
@@ -43,6 +44,8 @@ export interface NotesModule {
   readonly authenticator: KeyAuthenticator;
   /** Per-key request counts, written in batches (started and stopped with the API). */
   readonly usage: UsageRecorder;
+  /** The erasure log's keys (loaded, and the log's unkeyed rows keyed, when the API starts). */
+  readonly erasureLog: ErasureLogKeys;
   readonly services: NotesServices;
 }
 
@@ -92,6 +95,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
   // Webhook deliveries, and the sweep that re-queues overdue ones (notes/webhooks/).
   jobs.register(webhooks.jobs.deliver);
   jobs.register(webhooks.jobs.sweep);
+  const erasureLog = new ErasureLogKeys(config, db, logger);
   const measured = measuredProviders(providers);
   const transcribe = jobs.register(
     transcribeJob({
@@ -162,7 +166,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       defaultNoteStyle: config.NOTE_STYLE,
       clinicalAvailable: Boolean(providers.drafter),
     }),
-    erasure: erasureService({ db, jobs, purge, storage, tempRoot: tempDir, logger }),
+    erasure: erasureService({ db, jobs, purge, storage, tempRoot: tempDir, logger, erasureLog }),
   };
-  return { storage, webhooks, authenticator, usage, services };
+  return { storage, webhooks, authenticator, usage, erasureLog, services };
 }

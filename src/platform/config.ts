@@ -138,6 +138,11 @@ const variables = z.object({
   // Required with DATABASE_URL (docs/webhooks.md); after a rotation the old key goes in _PREVIOUS.
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_SECRET_KEY_PREVIOUS: secretKey,
+  // HMAC key of the Notes erasure log's external id digests: 32 bytes as base64 or 64 hex
+  // characters. Unset: a key generated once and kept in the database (docs/privacy.md). After a
+  // rotation the old key goes in _PREVIOUS, so rows it keyed are still found.
+  ERASURE_LOG_KEY: secretKey,
+  ERASURE_LOG_KEY_PREVIOUS: secretKey,
   REDIS_URL: optionalText.pipe(
     z
       .string()

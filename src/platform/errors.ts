@@ -50,6 +50,7 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   // the clinical record (notes/record/, notes/recording/)
   NOTE_SIGNED: 409,
+  PATIENT_ERASURE_IN_PROGRESS: 409,
   NOTE_NOT_SIGNED: 409,
   REVIEW_FLAGS_OPEN: 409,
   AUDIO_NOT_FOUND: 404,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +31,11 @@ await registerWebhook(app, clinic.admin, failing.url, ['note.completed', 'note.s
 const audioDir = path.join(t.config.DATA_DIR, 'audio');
 const tempRoot = transcriptionTempDir(t.config);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** The log's digest of an id under the key this server generated (no ERASURE_LOG_KEY): erasure-log-key.test.ts. */
+async function logDigest(externalId: string): Promise<string> {
+  const [setting] = await rows<{ key: string }>(sql`select value ->> 'key' as key from app_settings where key = 'erasure_log_key'`);
+  return createHmac('sha256', Buffer.from(setting!.key, 'base64')).update(sha256(externalId), 'utf8').digest('hex');
+}
 const SIGNER = { name: 'Dra. Vet Canaria Anil', license: 'CRMV-SP 998877' };
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -291,7 +296,7 @@ describe('DELETE /notes/{id}', () => {
           id: expect.any(String),
           kind: 'note',
           note_id: noteId,
-          external_id_sha256: sha256(c.externalId),
+          external_id_hmac: await logDigest(c.externalId),
           notes_deleted: 1,
           key_id: clinic.adminId,
           reason: 'Pedido do titular',
@@ -375,7 +380,7 @@ describe('POST /erasures: a tutor asks for erasure', () => {
       id: erased.json().data.id,
       kind: 'patient',
       note_id: null,
-      external_id_sha256: sha256(c.externalId),
+      external_id_hmac: await logDigest(c.externalId),
       notes_deleted: 3,
       key_id: clinic.adminId,
       reason: 'LGPD art. 18, VI',

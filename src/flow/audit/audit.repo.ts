@@ -6,7 +6,7 @@ export type AuditRow = typeof contactExternalApiAuditLogs.$inferSelect;
 export type NewAuditRow = typeof contactExternalApiAuditLogs.$inferInsert;
 
 /** An audit entry but its contact: what the caller and request contribute. */
-export type AuditEntry = Omit<NewAuditRow, 'contactId' | 'id' | 'createdAt'>;
+export type AuditEntry = Omit<NewAuditRow, 'contactId' | 'id' | 'createdAt' | 'seq'>;
 
 export async function insertAuditLog(values: NewAuditRow, tx: Db): Promise<void> {
   await tx.insert(contactExternalApiAuditLogs).values(values);
@@ -23,7 +23,8 @@ export async function listAuditLogs(
     .select()
     .from(contactExternalApiAuditLogs)
     .where(where)
-    .orderBy(desc(contactExternalApiAuditLogs.createdAt), desc(contactExternalApiAuditLogs.id))
+    // Newest first, in write order within a transaction (its entries share created_at).
+    .orderBy(desc(contactExternalApiAuditLogs.createdAt), desc(contactExternalApiAuditLogs.seq))
     .limit(page.limit)
     .offset(page.offset);
   const [count] = await tx.select({ total: sql<number>`count(*)::int` }).from(contactExternalApiAuditLogs).where(where);

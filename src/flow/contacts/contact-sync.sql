@@ -98,7 +98,8 @@ CREATE OR REPLACE TRIGGER contacts_change_before_update BEFORE UPDATE ON contact
 -- - the single upsert is called by assignment, which PL/pgSQL evaluates without starting an
 --   executor (a `SELECT … INTO` with an `ARRAY(SELECT …)` argument cost ~20 µs per item);
 -- - the audit entries, one per written contact as the single PUT writes them, go in one INSERT
---   after the loop.
+--   after the loop, in item order: they share the transaction's created_at, and their `seq`
+--   (identity) is what keeps a contact's create before its update in every listing.
 CREATE OR REPLACE FUNCTION vetflow_upsert_contacts(
   p_workspace_id uuid,
   p_items jsonb,
@@ -138,6 +139,6 @@ BEGIN
   INSERT INTO contact_external_api_audit_logs
     (workspace_id, contact_id, api_key_id, api_key_prefix, action, changes, warnings, request_id, ip)
     SELECT p_workspace_id, a.contact_id, p_api_key_id, p_api_key_prefix, a.action, a.changes, a.warnings, p_request_id, p_ip
-    FROM unnest(audits) a;
+    FROM unnest(audits) WITH ORDINALITY a ORDER BY a.ordinality;
 END;
 $$;

@@ -220,7 +220,7 @@ export async function updateContact(id: string, changes: ContactChanges, tx: Db)
 export async function findContact(
   workspaceId: string,
   id: string,
-  options: { includeDeleted?: boolean; includeErased?: boolean; lock?: boolean },
+  options: { includeDeleted?: boolean; includeErased?: boolean; lock?: boolean | 'share' },
   tx: Db,
 ): Promise<ContactRow | undefined> {
   const query = tx
@@ -234,7 +234,10 @@ export async function findContact(
         options.includeErased ? undefined : isNull(contacts.erasedAt),
       ),
     );
-  const [row] = options.lock ? await query.for('update') : await query;
+  // `share`: the contact must stay as read (not erased, not deleted) until the transaction ends,
+  // as when something is added to it; an erasure (which locks it for update) waits, or ran first
+  // and the row is read again as it left it.
+  const [row] = options.lock === 'share' ? await query.for('share') : options.lock ? await query.for('update') : await query;
   return row;
 }
 

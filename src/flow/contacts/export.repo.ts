@@ -32,5 +32,5 @@ export function auditEntriesOfContact(workspaceId: string, contactId: string, tx
     .select()
     .from(contactExternalApiAuditLogs)
     .where(and(eq(contactExternalApiAuditLogs.workspaceId, workspaceId), eq(contactExternalApiAuditLogs.contactId, contactId)))
-    .orderBy(asc(contactExternalApiAuditLogs.createdAt), asc(contactExternalApiAuditLogs.id));
+    .orderBy(asc(contactExternalApiAuditLogs.createdAt), asc(contactExternalApiAuditLogs.seq));
 }

@@ -94,19 +94,26 @@ async function editContact(deps: CrmContactsDeps, caller: CrmCaller, workspaceId
   return getFullContact(deps, caller, workspaceId, contactId);
 }
 
+/**
+ * A pet of an active contact. The contact is share-locked while the pet is written: an erasure of
+ * it waits for the pet (then anonymises its name), or ran first, and then the contact is no longer
+ * found (404 CONTACT_NOT_FOUND), as for a deleted one.
+ */
 async function addPet({ db }: CrmContactsDeps, caller: CrmCaller, workspaceId: string, contactId: string, input: NewPet): Promise<PetRow> {
   assertMember(caller, workspaceId);
-  if (!(await findContact(workspaceId, contactId, {}, db))) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
-  return insertPet(
-    {
-      contactId,
-      name: input.name.trim(),
-      species: input.species.trim(),
-      breed: input.breed?.trim() || null,
-      birthDate: input.birth_date ?? null,
-    },
-    db,
-  );
+  return db.transaction(async (tx) => {
+    if (!(await findContact(workspaceId, contactId, { lock: 'share' }, tx))) throw new AppError('CONTACT_NOT_FOUND', 'Contact not found');
+    return insertPet(
+      {
+        contactId,
+        name: input.name.trim(),
+        species: input.species.trim(),
+        breed: input.breed?.trim() || null,
+        birthDate: input.birth_date ?? null,
+      },
+      tx,
+    );
+  });
 }
 
 /** Contacts as CRM users see and edit them, bound to the database once. */

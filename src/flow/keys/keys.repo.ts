@@ -31,9 +31,13 @@ export async function revokeApiKey(workspaceId: string, id: string, tx: Db): Pro
   return rows.length > 0;
 }
 
-/** The active key with this token hash and its workspace: one indexed lookup per authenticated request. */
-export async function findActiveKeyByHash(tokenHash: string, tx: Db) {
-  const [row] = await tx
+/**
+ * The active key with this token hash and its workspace: one indexed lookup per request the cache
+ * cannot answer (a valid key not cached yet, or any unknown token, which is never cached), prepared
+ * once per database so an unknown token costs one execution of a planned statement.
+ */
+export function prepareFindActiveKeyByHash(db: Db) {
+  return db
     .select({
       id: crmApiKeys.id,
       name: crmApiKeys.name,
@@ -45,8 +49,8 @@ export async function findActiveKeyByHash(tokenHash: string, tx: Db) {
     })
     .from(crmApiKeys)
     .innerJoin(workspaces, eq(workspaces.id, crmApiKeys.workspaceId))
-    .where(and(eq(crmApiKeys.tokenHash, tokenHash), isNull(crmApiKeys.revokedAt)));
-  return row;
+    .where(and(eq(crmApiKeys.tokenHash, sql.placeholder('hash')), isNull(crmApiKeys.revokedAt)))
+    .prepare('crm_key_by_hash');
 }
 
 export async function touchApiKey(id: string, tx: Db): Promise<void> {

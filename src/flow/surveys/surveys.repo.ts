@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, eq, isNull } from '../../platform/db/drizzle.ts';
+import { and, eq, exists, isNull } from '../../platform/db/drizzle.ts';
 import { chatMessages, chats, contacts } from '../../platform/db/schema/index.ts';
 
 export type ChatMessageRow = typeof chatMessages.$inferSelect;
@@ -20,10 +20,32 @@ export async function findMessageForDelivery(id: string, tx: Db) {
   return row;
 }
 
+/**
+ * Records how a message's delivery went, in one statement that first takes a share lock on its
+ * contact and re-reads it: a contact erased meanwhile (its erasure holds that row's lock while it
+ * anonymises the messages) gets nothing written back (no provider id, no status), and an erasure
+ * that starts after waits for this write and then anonymises it. Returns false when nothing was
+ * written because the contact is erased.
+ */
 export async function markMessage(
   id: string,
   changes: Partial<Pick<ChatMessageRow, 'status' | 'provider' | 'providerMessageId' | 'sentAt'>>,
   tx: Db,
-) {
-  await tx.update(chatMessages).set(changes).where(eq(chatMessages.id, id));
+): Promise<boolean> {
+  const live = tx.$with('live').as(
+    tx
+      .select({ id: contacts.id })
+      .from(chatMessages)
+      .innerJoin(chats, eq(chats.id, chatMessages.chatId))
+      .innerJoin(contacts, eq(contacts.id, chats.contactId))
+      .where(and(eq(chatMessages.id, id), isNull(contacts.erasedAt)))
+      .for('share', { of: contacts }),
+  );
+  const rows = await tx
+    .with(live)
+    .update(chatMessages)
+    .set(changes)
+    .where(and(eq(chatMessages.id, id), exists(tx.select().from(live))))
+    .returning({ id: chatMessages.id });
+  return rows.length > 0;
 }

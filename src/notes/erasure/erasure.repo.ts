@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, count, desc, eq, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
+import { and, count, desc, eq, gte, inArray, isNotNull, lt, sql } from '../../platform/db/drizzle.ts';
 import { noteErasures, noteRetries, notes, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
 
 export type ErasureRow = typeof noteErasures.$inferSelect;
@@ -112,17 +112,38 @@ export async function insertErasure(entry: NewErasure, tx: Db): Promise<ErasureR
   return row;
 }
 
-/** A page of the clinic's erasure log, newest first, and how many entries it has. */
-export async function erasuresOf(clinicId: string, page: { limit: number; offset: number }, db: Db) {
+/**
+ * A page of the clinic's erasure log, newest first, and how many entries it has; only the entries
+ * of one external id when `digests` (its digest under each erasure log key) is given.
+ */
+export async function erasuresOf(clinicId: string, page: { limit: number; offset: number }, db: Db, digests?: readonly string[]) {
+  const where = and(eq(noteErasures.clinicId, clinicId), digests ? inArray(noteErasures.externalIdHmac, [...digests]) : undefined);
   const rows = await db
     .select()
     .from(noteErasures)
-    .where(eq(noteErasures.clinicId, clinicId))
+    .where(where)
     .orderBy(desc(noteErasures.createdAt), desc(noteErasures.id))
     .limit(page.limit)
     .offset(page.offset);
-  const [total] = await db.select({ n: count() }).from(noteErasures).where(eq(noteErasures.clinicId, clinicId));
+  const [total] = await db.select({ n: count() }).from(noteErasures).where(where);
   return { rows, total: Number(total?.n ?? 0) };
+}
+
+/** Up to `limit` entries written before the log was keyed: their plain SHA-256 of the external id. */
+export function unkeyedErasures(limit: number, db: Db): Promise<{ id: string; sha256: string }[]> {
+  return db
+    .select({ id: noteErasures.id, sha256: sql<string>`${noteErasures.externalIdSha256}` })
+    .from(noteErasures)
+    .where(isNotNull(noteErasures.externalIdSha256))
+    .limit(limit);
+}
+
+/** Replaces an entry's plain SHA-256 by its keyed digest (unless another process did it first). */
+export async function keyErasure(id: string, sha256: string, hmac: string, db: Db): Promise<void> {
+  await db
+    .update(noteErasures)
+    .set({ externalIdHmac: hmac, externalIdSha256: null })
+    .where(and(eq(noteErasures.id, id), eq(noteErasures.externalIdSha256, sha256)));
 }
 
 /** Up to `limit` log entries written before `cutoff`, in one statement; returns how many went. */

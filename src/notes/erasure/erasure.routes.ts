@@ -58,7 +58,7 @@ export async function erasureRoutes(app: AppInstance, { erasure }: { erasure: Er
         description:
           "A titular's right to erasure (LGPD Art. 18) in one call: every note whose `external_id` is the one given, " +
           `signed ones included, goes as \`DELETE /notes/{id}\` deletes one, in one transaction. ${WHAT_GOES} One ` +
-          '`patient` entry in the erasure log, with the SHA-256 of the external id, never the id. A second call deletes ' +
+          '`patient` entry in the erasure log, with a keyed digest of the external id, never the id. A second call deletes ' +
           'nothing more (`notes_deleted: 0`) and is logged too: the log shows every request answered.',
         tags,
         body: ErasePatientBody,
@@ -79,8 +79,9 @@ export async function erasureRoutes(app: AppInstance, { erasure }: { erasure: Er
         operationId: 'listErasures',
         summary: "Your clinic's erasure log, newest first (administrator, paginated)",
         description:
-          'Every note deletion (`note`) and patient erasure (`patient`): ids, the SHA-256 of the external id, how many ' +
-          'notes, the key, the reason and the time — no patient data. Kept 5 years.',
+          'Every note deletion (`note`) and patient erasure (`patient`): ids, a keyed digest of the external id, how many ' +
+          'notes, the key, the reason and the time — no patient data. Kept 5 years. `?external_id=` answers "did we ' +
+          'erase X?": only the entries of that id.',
         tags,
         querystring: ErasuresQuery,
         response: { 200: ErasureListEnvelope, ...errorResponses(400, 401, 403, 422, 429) },

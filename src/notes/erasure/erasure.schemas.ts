@@ -28,7 +28,7 @@ export const PatientErasureEnvelope = z
     status: z.literal('success'),
     data: z.object({
       id: z.uuid().meta({ description: 'The erasure log entry' }),
-      external_id: z.string().meta({ description: 'As asked (the log keeps only its SHA-256)' }),
+      external_id: z.string().meta({ description: 'As asked (the log keeps only its keyed digest)' }),
       notes_deleted: z.int().meta({ description: 'Notes deleted by this call: 0 when there was none (left)' }),
       created_at: TimestampSchema,
     }),
@@ -40,13 +40,14 @@ export const ErasureSchema = z
     id: z.uuid(),
     kind: z.enum(['note', 'patient']).meta({ description: '`note`: DELETE /notes/{id}. `patient`: POST /erasures' }),
     note_id: z.uuid().nullable().meta({ description: 'The deleted note (kind `note`); null for a patient' }),
-    external_id_sha256: z
+    external_id_hmac: z
       .string()
       .nullable()
       .meta({
         description:
-          'Hex SHA-256 of the UTF-8 external id: of the patient, or of the deleted note when it had one (null otherwise). ' +
-          'The external id itself is not kept: hash the id you are asked about to find its entries.',
+          'Keyed digest of the external id (of the patient, or of the deleted note when it had one; null otherwise): hex ' +
+          "HMAC-SHA-256, under the server's erasure log key, of the hex SHA-256 of the id's UTF-8 bytes. The id itself is " +
+          'not kept, and without the key the digest tells nothing: to find the entries of an id, list with `?external_id=`.',
       }),
     notes_deleted: z.int(),
     key_id: z.uuid().meta({ description: 'The administrator key that did it' }),
@@ -66,4 +67,8 @@ export const ErasureListEnvelope = z
 export const ErasuresQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(20),
+  external_id: z.string().trim().min(1).max(100).optional().meta({
+    description: 'Only the entries of this external id ("did we erase X?"), under the current or the previous erasure log key',
+    example: 'PAC-1234',
+  }),
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { deleteAnswersMentioning, deleteJobsCarrying } from '../../platform/db/platform-erasure.repo.ts';
@@ -10,6 +9,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { NotesCaller } from '../callers.ts';
 import { partKeysWithNotes } from '../live/parts.repo.ts';
 import { ownNote } from '../store/own-note.ts';
+import { lockPatientForErasure } from '../store/patient-lock.repo.ts';
 import {
   deleteNotes,
   type ErasureRow,
@@ -21,17 +21,17 @@ import {
   type NoteToErase,
   quotaSecondsSince,
 } from './erasure.repo.ts';
+import type { ErasureLogKeys } from './erasure-log-key.ts';
 import { type Purge, type PurgeDeps, type PurgeFilesJob, purgeFiles } from './purge-files.ts';
 
 export interface ErasureDeps extends PurgeDeps {
   db: Db;
+  /** The keys of the log's external id digests. */
+  erasureLog: ErasureLogKeys;
   jobs: JobQueue;
   purge: PurgeFilesJob;
   logger: Logger;
 }
-
-/** The SHA-256 (hex) the log keeps instead of an external id. */
-export const externalIdSha256 = (externalId: string) => createHash('sha256').update(externalId, 'utf8').digest('hex');
 
 /**
  * Everything of `notes` (all of the caller's clinic) in the database, in the caller's transaction:
@@ -77,6 +77,8 @@ async function purgeNow(deps: ErasureDeps, purge: Purge): Promise<void> {
  * in the erasure log. Another clinic's note → 403, none → 404 (also the second time).
  */
 async function deleteNote(deps: ErasureDeps, caller: NotesCaller, input: { noteId: string; reason?: string | undefined }): Promise<void> {
+  // The key is loaded (at most once per process) before the transaction, which holds the note's lock.
+  await deps.erasureLog.keys();
   const purge = await deps.db.transaction(async (tx) => {
     const note = ownNote(caller, await lockNote(input.noteId, tx));
     if (note.recordStatus !== 'draft' && !input.reason) {
@@ -91,7 +93,7 @@ async function deleteNote(deps: ErasureDeps, caller: NotesCaller, input: { noteI
         clinicId: caller.clinicId,
         kind: 'note',
         noteId: note.id,
-        externalIdSha256: note.externalId === null ? null : externalIdSha256(note.externalId),
+        externalIdHmac: note.externalId === null ? null : await deps.erasureLog.digest(note.externalId),
         notesDeleted: 1,
         keyId: caller.keyId,
         reason: input.reason ?? null,
@@ -111,7 +113,11 @@ async function deleteNote(deps: ErasureDeps, caller: NotesCaller, input: { noteI
  * and logs the request again with `notes_deleted: 0`.
  */
 async function erasePatient(deps: ErasureDeps, caller: NotesCaller, input: { externalId: string; reason: string }) {
+  const digest = await deps.erasureLog.digest(input.externalId);
   const { entry, purge } = await deps.db.transaction(async (tx) => {
+    // Before reading the notes: the notes being created for the patient commit first (and are read
+    // here), and a new one is refused until this commits.
+    await lockPatientForErasure(caller.clinicId, input.externalId, tx);
     const notes = await lockNotesOfPatient(caller.clinicId, input.externalId, tx);
     const erased = await eraseNotes(deps, caller.clinicId, notes, tx);
     const entry = await insertErasure(
@@ -119,7 +125,7 @@ async function erasePatient(deps: ErasureDeps, caller: NotesCaller, input: { ext
         clinicId: caller.clinicId,
         kind: 'patient',
         noteId: null,
-        externalIdSha256: externalIdSha256(input.externalId),
+        externalIdHmac: digest,
         notesDeleted: notes.length,
         keyId: caller.keyId,
         reason: input.reason,
@@ -138,7 +144,7 @@ function toErasureBody(row: ErasureRow) {
     id: row.id,
     kind: row.kind,
     note_id: row.noteId,
-    external_id_sha256: row.externalIdSha256,
+    external_id_hmac: row.externalIdHmac,
     notes_deleted: row.notesDeleted,
     key_id: row.keyId,
     reason: row.reason,
@@ -146,10 +152,18 @@ function toErasureBody(row: ErasureRow) {
   };
 }
 
-/** GET /erasures: the clinic's erasure log, newest first, a page at a time. */
-async function listErasures(deps: ErasureDeps, caller: NotesCaller, query: { page?: number; limit?: number }) {
+/**
+ * GET /erasures: the clinic's erasure log, newest first, a page at a time; with `external_id`, only
+ * its entries (found by its digest under the current and the previous keys).
+ */
+async function listErasures(
+  deps: ErasureDeps,
+  caller: NotesCaller,
+  query: { page?: number; limit?: number; external_id?: string | undefined },
+) {
   const page = pageOf(query);
-  const { rows, total } = await erasuresOf(caller.clinicId, page, deps.db);
+  const digests = query.external_id === undefined ? undefined : await deps.erasureLog.digests(query.external_id);
+  const { rows, total } = await erasuresOf(caller.clinicId, page, deps.db, digests);
   return { data: rows.map(toErasureBody), meta: metaOf(page, total) };
 }
 

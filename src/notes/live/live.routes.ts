@@ -37,7 +37,7 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
           '`capture_auto_closed`), or fails `CAPTURE_ABANDONED` when it has none.',
         tags,
         body: LiveNoteRequest,
-        response: { 201: CreatedLiveNoteEnvelope, ...errorResponses(400, 401, 403, 415, 422, 429) },
+        response: { 201: CreatedLiveNoteEnvelope, ...errorResponses(400, 401, 403, 409, 415, 422, 429) },
       },
     },
     async (request, reply) => {

@@ -18,6 +18,7 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import type { UploadMetadata } from './upload-metadata.ts';
@@ -109,6 +110,8 @@ export async function createNewNote<Extra extends object = Record<never, never>>
   const outcome = await deps.idempotent<CreatedNoteAnswer<Extra>['body']>(
     { owner: caller.clinicId, scope, key, fingerprint, reusedFor },
     async (tx: Db) => {
+      // A patient whose erasure is running gets no new note (the erasure would miss it).
+      await refuseDuringErasure(caller.clinicId, metadata.external_id ?? null, tx);
       const template = await resolveNoteTemplate(caller.clinicId, metadata.template, tx, `${request.fieldPrefix}template`);
       if (request.chargedSeconds) await chargeClinicQuota(caller.clinicId, request.chargedSeconds(), tx);
       const note = await insertNote(

@@ -57,7 +57,7 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
           'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
         tags: ['Notes'],
         consumes: ['multipart/form-data'],
-        response: { 201: CreatedNoteEnvelope, ...errorResponses(400, 401, 403, 413, 415, 422, 429) },
+        response: { 201: CreatedNoteEnvelope, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {

@@ -20,3 +20,9 @@ export function stampedValue(fields: Record<string, string> = {}): SQL {
   const pairs = Object.entries(fields).map(([key, value]) => sql`, ${key}::text, ${value}::text`);
   return sql`jsonb_build_object('at', now()${sql.join(pairs)})`;
 }
+
+/** A setting's value; undefined when it was never written. */
+export async function readSetting<T>(key: string, tx: Db): Promise<T | undefined> {
+  const [row] = await tx.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, key));
+  return row?.value as T | undefined;
+}

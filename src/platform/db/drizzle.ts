@@ -35,6 +35,7 @@ export const {
   desc,
   DrizzleQueryError,
   eq,
+  exists,
   getTableColumns,
   gt,
   gte,

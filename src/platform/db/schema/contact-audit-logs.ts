@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp, uuid } from '../drizzle.ts';
+import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from '../drizzle.ts';
 
 export const CONTACT_AUDIT_ACTIONS = ['created', 'updated', 'restored', 'deleted', 'erased'] as const;
 
@@ -27,9 +27,14 @@ export const contactExternalApiAuditLogs = pgTable(
     requestId: text('request_id').notNull(),
     ip: text('ip'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Write order: entries of one transaction share `created_at` (a batch that creates, then updates
+     * a contact), so every listing orders by (created_at, seq), never by the random id.
+     */
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
   },
   (table) => [
-    index('contact_audit_contact_idx').on(table.contactId, table.createdAt),
+    index('contact_audit_contact_idx').on(table.contactId, table.createdAt, table.seq),
     // The retention job deletes by age.
     index('contact_audit_created_idx').on(table.createdAt),
   ],

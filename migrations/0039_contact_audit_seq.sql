@@ -1,0 +1,3 @@
+DROP INDEX "contact_audit_contact_idx";--> statement-breakpoint
+ALTER TABLE "contact_external_api_audit_logs" ADD COLUMN "seq" bigint NOT NULL GENERATED ALWAYS AS IDENTITY (sequence name "contact_external_api_audit_logs_seq_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1);--> statement-breakpoint
+CREATE INDEX "contact_audit_contact_idx" ON "contact_external_api_audit_logs" USING btree ("contact_id","created_at","seq");
