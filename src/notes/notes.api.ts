@@ -1,3 +1,4 @@
+import { refuseWhileDatabaseDown } from '../platform/http/database-gate.ts';
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
@@ -98,6 +99,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   usage.start(USAGE_FLUSH_INTERVAL_MS);
   app.addHook('onClose', () => usage.stop());
 
+  // First: while the database is known down, nothing below it is worth starting.
+  refuseWhileDatabaseDown(app);
   registerNotesAccess(app, authenticator);
   const limits = {
     administrator: config.RATE_LIMIT_ADMINISTRATOR_PER_MINUTE,

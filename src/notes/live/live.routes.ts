@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
@@ -18,7 +19,7 @@ import {
   PartParams,
 } from './live.schemas.ts';
 import type { LiveService } from './live.service.ts';
-import { partParser } from './receive-part.ts';
+import { partParser, type ReceivedPart } from './receive-part.ts';
 
 const tags = ['Live capture'];
 
@@ -92,6 +93,14 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
     const tmpDir = path.join(scope.vetflow.config.DATA_DIR, 'tmp', 'parts');
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', partParser(tmpDir, PART_MAX_BYTES));
+    // The handler removes the part's temporary file (putPart, whatever its outcome), but a request
+    // refused after its body was read and before the handler ran (a path parameter out of range) never
+    // gets there: whatever the answer, the file goes with the request.
+    scope.addHook('onResponse', (request, _reply, done) => {
+      const received = request.body as ReceivedPart | undefined;
+      if (!received?.path) return done();
+      rm(received.path, { force: true }).then(() => done(), done);
+    });
     scope.put(
       '/notes/:id/parts/:n',
       {
