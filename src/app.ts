@@ -13,6 +13,7 @@ import { clientErrorHandler } from './platform/http/client-errors.ts';
 import { handleFrameworkError, registerErrorHandling } from './platform/http/error-handler.ts';
 import { healthRoutes } from './platform/http/health.routes.ts';
 import { registerInputBoundary } from './platform/http/input-boundary.ts';
+import { registerLingeringClose } from './platform/http/lingering-close.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { requestIdFrom } from './platform/http/request-id.ts';
 import { RequestLogController } from './platform/http/request-log.ts';
@@ -122,6 +123,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // JSON is the only body type the APIs take (multipart uploads register their own parser).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app, availability);
+  // An answer sent before its request's body has all arrived (a 413, say) still reaches the client.
+  registerLingeringClose(app);
   registerInputBoundary(app);
   warnOnUntrustedProxy(app, config.TRUST_PROXY);
   // While closing, responses ask clients to drop the connection: a keep-alive socket that goes

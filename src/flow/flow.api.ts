@@ -1,3 +1,4 @@
+import { refuseWhileDatabaseDown } from '../platform/http/database-gate.ts';
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { authRoutes } from './auth/auth.routes.ts';
@@ -38,6 +39,8 @@ export async function flowApi(app: AppInstance, { module }: { module: FlowModule
   const { database } = app.vetflow;
   const unfollow = followCrmKeyInvalidations(database.db, database.invalidation);
   app.addHook('onClose', async () => unfollow());
+  // First: while the database is known down, nothing below it is worth starting.
+  refuseWhileDatabaseDown(app);
   // CRM-side routes: each declares a session role (or 'public') and gets the session guard from it.
   const { services } = module;
   await app.register(async (crm) => {

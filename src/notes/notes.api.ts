@@ -1,3 +1,4 @@
+import { refuseWhileDatabaseDown } from '../platform/http/database-gate.ts';
 import type { ApiDescription } from '../platform/http/openapi.ts';
 import type { AppInstance } from '../platform/http/types.ts';
 import { registerRateLimit } from '../platform/rate-limit.ts';
@@ -103,6 +104,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
     module.erasureLog.keys().catch((error: unknown) => app.log.warn({ err: error }, 'erasure log key not loaded yet'));
   });
 
+  // First: while the database is known down, nothing below it is worth starting.
+  refuseWhileDatabaseDown(app);
   registerNotesAccess(app, authenticator);
   const limits = {
     administrator: config.RATE_LIMIT_ADMINISTRATOR_PER_MINUTE,

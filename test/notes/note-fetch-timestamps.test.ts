@@ -62,6 +62,50 @@ describe('GET /notes/{id} section timestamps', () => {
   });
 });
 
+describe('one rule for every timestamp the API writes (docs/decisions.md, "Timestamps")', () => {
+  it('a section edited at a sub-second time shows no later time than the signature that follows, nor than its note', async () => {
+    const signed = await uploadNote(app, clinic.editor, { name: 'Assinada' });
+    await waitUntilSettled(app, clinic.viewer, signed);
+    const read = async () =>
+      (await app.inject({ method: 'GET', url: `/notes/v1/notes/${signed}`, headers: { 'x-api-key': clinic.viewer } })).json().data;
+    const section: Section = (await read()).note_sections[0];
+    // Early in a second, so the edit and the signature fall in it: the section was last written a
+    // moment ago in this same second (at a fraction of it), then it is edited, then the note signed.
+    while (Date.now() % 1000 < 50 || Date.now() % 1000 > 350) await new Promise((resolve) => setTimeout(resolve, 10));
+    await db.database.db.execute(sql`update note_sections set updated_at = clock_timestamp() where id = ${section.id}`);
+    const edited = await app.inject({
+      method: 'PATCH',
+      url: `/notes/v1/note_sections?section_id=${section.id}`,
+      headers: { 'x-api-key': clinic.editor },
+      payload: { title: 'Anamnese', content: 'Texto revisado antes de assinar.', order: '1', label: 'anamnesis' },
+    });
+    const answeredAt = toTimestamp(new Date());
+    expect(edited.statusCode).toBe(200);
+    const sign = await app.inject({
+      method: 'POST',
+      url: `/notes/v1/notes/${signed}/sign`,
+      headers: { 'x-api-key': clinic.editor },
+      payload: { signed_by: { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' }, acknowledge_flags: true },
+    });
+    expect(sign.statusCode).toBe(200);
+
+    const note = await read();
+    const after = note.note_sections.find((candidate: Section) => candidate.id === section.id) as Section;
+    const history: { event: string; at: string }[] = (
+      await app.inject({ method: 'GET', url: `/notes/v1/notes/${signed}/history`, headers: { 'x-api-key': clinic.viewer } })
+    ).json().data;
+    const signedEvent = history.find((event) => event.event === 'signed') as { at: string };
+    const stamps = [edited.json().updated_at, after.updated_at, note.updated_at, note.signature.signed_at, signedEvent.at];
+    for (const stamp of stamps) expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(after.updated_at).toBe(edited.json().updated_at);
+    // The edit's time is never later than when its answer arrived, nor than anything after it.
+    expect(after.updated_at <= answeredAt).toBe(true);
+    expect(after.updated_at <= note.signature.signed_at).toBe(true);
+    expect(after.updated_at <= note.updated_at).toBe(true);
+    expect(after.updated_at <= signedEvent.at).toBe(true);
+  });
+});
+
 describe('toTimestamp', () => {
   it('formats dates and ISO strings to whole seconds and passes the API form through', () => {
     expect(toTimestamp(new Date('2026-03-01T01:59:59.999Z'))).toBe('2026-03-01T01:59:59Z');

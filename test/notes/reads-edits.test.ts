@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
+import { toTimestamp } from '../../src/platform/http/schemas.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -192,7 +193,7 @@ describe('retry', () => {
 });
 
 describe('PATCH /note_sections', () => {
-  it('updates a section, advances updated_at on every update and keeps the old version', async () => {
+  it('updates a section, sets updated_at to the time of each update and keeps the old version', async () => {
     const note = (await get(`/notes/${joao}`)).json().data;
     const section = note.note_sections[0];
     const patch = (payload: object) =>
@@ -202,9 +203,12 @@ describe('PATCH /note_sections', () => {
     const updated = first.json();
     expect(updated).toMatchObject({ id: section.id, note_id: joao, title: 'Anamnese revisada', label: section.label, order: '7' });
     expect(Object.keys(updated).sort()).toEqual(['content', 'created_at', 'id', 'label', 'note_id', 'order', 'title', 'updated_at']);
-    expect(updated.updated_at > section.updated_at).toBe(true);
+    expect(updated.updated_at >= section.updated_at).toBe(true);
+    expect(updated.updated_at <= toTimestamp(new Date())).toBe(true);
     const second = (await patch({ title: 'Anamnese', content: 'Outra versão.', order: '1', label: 'anamnesis' })).json();
-    expect(second.updated_at > updated.updated_at).toBe(true);
+    // Never earlier than the update before it, never later than its own answer (whole seconds, cut).
+    expect(second.updated_at >= updated.updated_at).toBe(true);
+    expect(second.updated_at <= toTimestamp(new Date())).toBe(true);
 
     const versions = await db.database.db.execute(
       sql`select content from note_section_versions where section_id = ${section.id} order by replaced_at`,

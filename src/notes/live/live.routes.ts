@@ -1,6 +1,8 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
+import { LINGERING_CLOSE_NOTE } from '../../platform/http/lingering-close.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -17,7 +19,7 @@ import {
   PartParams,
 } from './live.schemas.ts';
 import type { LiveService } from './live.service.ts';
-import { partParser } from './receive-part.ts';
+import { partParser, type ReceivedPart } from './receive-part.ts';
 
 const tags = ['Live capture'];
 
@@ -91,6 +93,14 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
     const tmpDir = path.join(scope.vetflow.config.DATA_DIR, 'tmp', 'parts');
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', partParser(tmpDir, PART_MAX_BYTES));
+    // The handler removes the part's temporary file (putPart, whatever its outcome), but a request
+    // refused after its body was read and before the handler ran (a path parameter out of range) never
+    // gets there: whatever the answer, the file goes with the request.
+    scope.addHook('onResponse', (request, _reply, done) => {
+      const received = request.body as ReceivedPart | undefined;
+      if (!received?.path) return done();
+      rm(received.path, { force: true }).then(() => done(), done);
+    });
     scope.put(
       '/notes/:id/parts/:n',
       {
@@ -101,7 +111,7 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
           summary: "Send part n of a live note's recording (raw bytes, any Content-Type)",
           description:
             'One independently decodable wav, mp3, m4a or aac file (decided from the bytes; parts may differ), 1-600 s, ' +
-            `at most ${PART_MAX_BYTES} bytes (413 as soon as passed). 201 once the part is stored and recorded; the same ` +
+            `at most ${PART_MAX_BYTES} bytes (413 as soon as passed: ${LINGERING_CLOSE_NOTE}). 201 once the part is stored and recorded; the same ` +
             'bytes again answer 200 with the same body (also after complete); other bytes for a held part 409 ' +
             '`PART_CONFLICT`; a new part for a note that is not live or no longer open 409 `CAPTURE_CLOSED`. The whole ' +
             'recording is held to the upload limits (`AUDIO_MAX_SECONDS` 422, `AUDIO_MAX_BYTES` 413) and counted against ' +

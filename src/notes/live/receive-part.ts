@@ -25,7 +25,8 @@ const HEAD_BYTES = 64;
  * and refuses a body over `maxBytes` as soon as it passes it — at once when Content-Length says so,
  * else when the byte that passes arrives. The file is flushed (fsync) before the parser returns, so
  * a part is on disk before the answer that acknowledges it. On any failure the file is removed.
- * Fastify answers a parser's error with `Connection: close`: the rest of the body is not read.
+ * A refusal leaves the request stream open: the 413 is answered, then the rest of the body is read
+ * and dropped for a bounded while before the connection closes (platform/http/lingering-close.ts).
  */
 export function partParser(tmpDir: string, maxBytes: number) {
   return async (request: FastifyRequest, payload: Readable): Promise<ReceivedPart> => {
@@ -39,7 +40,9 @@ export function partParser(tmpDir: string, maxBytes: number) {
     let bytes = 0;
     try {
       await pipeline(
-        payload,
+        // Not the stream itself: pipeline would destroy it on a refusal, which resets the connection
+        // and loses the answer.
+        payload.iterator({ destroyOnReturn: false }),
         async function* (source: AsyncIterable<Buffer>) {
           for await (const chunk of source) {
             bytes += chunk.length;

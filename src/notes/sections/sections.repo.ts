@@ -29,8 +29,10 @@ export async function insertSectionVersion(section: SectionRow, keyId: string, t
 }
 
 /**
- * New title, content, order and label. `updated_at` always moves forward, by at least a second, so a
- * client comparing the second-precision timestamps sees every edit; the note's `updated_at` moves too.
+ * New title, content, order and label. `updated_at` is the time of the edit, as every timestamp the
+ * API writes (docs/decisions.md, "Timestamps"): never pushed past it, so nothing that happens after
+ * the edit (its note's `updated_at`, a signature, a history event) shows an earlier time; never
+ * moved back either. The note's `updated_at` moves too.
  */
 export async function updateSection(
   section: Pick<SectionRow, 'id' | 'noteId'>,
@@ -41,7 +43,7 @@ export async function updateSection(
     .update(noteSections)
     .set({
       ...values,
-      updatedAt: sql`greatest(now(), date_trunc('second', ${noteSections.updatedAt}) + interval '1 second')`,
+      updatedAt: sql`greatest(now(), ${noteSections.updatedAt})`,
     })
     .where(eq(noteSections.id, section.id))
     .returning();

@@ -34,7 +34,8 @@ export async function sectionRoutes(app: AppInstance, { sections }: { sections: 
         description:
           'Query `section_id` (UUID, required). The body replaces the section: `title`, `content` and `order` are all ' +
           'required, also to change only one of them (send the others as the note shows them; `order` is a string such ' +
-          'as "1"); `label` is optional. Every update advances `updated_at`; previous versions are kept internally and the ' +
+          'as "1"); `label` is optional. `updated_at` becomes the time of the update (whole seconds, cut: two updates ' +
+          'within one second show the same time); previous versions are kept internally and the ' +
           "change (before/after) in the note's history. A signed note is locked: 409 `NOTE_SIGNED` (amend it instead). " +
           'Fetch the note, pick the section id, patch, fetch again.',
         tags: ['Notes'],

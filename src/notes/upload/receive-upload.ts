@@ -88,7 +88,15 @@ export async function receiveUpload(request: FastifyRequest, tmpDir: string, max
           headLength += Math.min(chunk.length, HEAD_BYTES - headLength);
         }
       });
-      await pipeline(part.file, createWriteStream(tmpPath, { highWaterMark: WRITE_BUFFER_BYTES }));
+      // Refused the moment the file passes the limit: left alone, busboy would read (and drop) the
+      // rest of the part, however long, before anything answers.
+      const passedLimit = new AbortController();
+      part.file.once('limit', () => passedLimit.abort());
+      await pipeline(part.file, createWriteStream(tmpPath, { highWaterMark: WRITE_BUFFER_BYTES }), { signal: passedLimit.signal }).catch(
+        (error: unknown) => {
+          throw passedLimit.signal.aborted ? tooLarge(sizeHint(request, bytes), maxBytes) : error;
+        },
+      );
       // @fastify/multipart may mark an oversized file `truncated` instead of throwing.
       if (part.file.truncated) throw tooLarge(sizeHint(request, bytes), maxBytes);
       audio = { path: tmpPath, fileName: part.filename || null, bytes, sha256: hash.digest('hex'), head: Buffer.concat(chunks) };

@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
+import { LINGERING_CLOSE_NOTE } from '../../platform/http/lingering-close.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
@@ -51,7 +52,8 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
         summary: 'Create a note from the audio of a consultation',
         description:
           '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +
-          '10-3600 s; at most 100 MB) and a text part `metadata` holding JSON: `{"name", "gender"?, ' +
+          `10-3600 s; at most \`AUDIO_MAX_BYTES\`, 100 MB by default: 413 \`AUDIO_TOO_LARGE\` as soon as the file passes it, ${LINGERING_CLOSE_NOTE}) and ` +
+          'a text part `metadata` holding JSON: `{"name", "gender"?, ' +
           '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?: "verbatim"|"clinical", "template"?: slug}` (`patient_name` is accepted for `name`; other ' +
           'top-level strings become metadata items; an unknown `template` → 422 `TEMPLATE_NOT_FOUND`). The note starts `pending`; poll `GET /notes/{id}/status`. ' +
           'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
@@ -66,17 +68,13 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
       if (!request.isMultipart()) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the upload as multipart/form-data');
       }
-      try {
-        const received = await receiveUpload(request, tmpDir, AUDIO_MAX_BYTES);
-        const result = await upload.create(caller, { upload: received, idempotencyKey });
-        if (result.replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(result.statusCode as 201).send(result.body);
-      } catch (error) {
-        // The rest of a refused body (oversized, malformed, unstorable text) is not worth reading:
-        // answer and drop the connection.
-        if (!request.raw.complete || (error instanceof AppError && error.code === 'AUDIO_TOO_LARGE')) reply.header('connection', 'close');
-        throw error;
-      }
+      // A refused body (oversized, malformed, unstorable text) is answered while the rest of it is
+      // still arriving: the platform reads and drops that rest for a bounded while, then closes the
+      // connection (platform/http/lingering-close.ts).
+      const received = await receiveUpload(request, tmpDir, AUDIO_MAX_BYTES);
+      const result = await upload.create(caller, { upload: received, idempotencyKey });
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(result.statusCode as 201).send(result.body);
     },
   );
 }
