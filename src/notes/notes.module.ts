@@ -150,7 +150,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     webhooks: webhooksService({ db, webhooks }),
     record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
     history: historyService({ db }),
-    audio: audioService({ db, storage }),
+    audio: audioService({ db, storage, publicBaseUrl: config.PUBLIC_BASE_URL }),
     live: createLiveCapture({
       config,
       db,

@@ -7,10 +7,11 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { partsOf } from '../live/parts.repo.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { audioExpired } from '../recording/audio.service.ts';
 import { refuseSigned } from '../store/locked.ts';
-import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
+import { lockClinicQuota, type NoteRow, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { lockNoteRecord } from '../store/record.repo.ts';
 import { recordRetry, retriesOf } from './retry.repo.ts';
@@ -62,7 +63,7 @@ async function retryNote(
   const recordingStillThere = async () => {
     if (found.transcriptionStatus !== 'failed') return;
     if (found.audioDeletedAt) throw audioExpired(found.audioDeletedAt);
-    if (!(await deps.storage.exists(found.audioKey))) {
+    if (!(await recordingStored(deps, found))) {
       throw new AppError('AUDIO_NOT_FOUND', "This note's recording is no longer in storage: it cannot be transcribed again");
     }
   };
@@ -94,6 +95,18 @@ async function retryNote(
     await recordNoteEvent(tx, note.id, 'retried', caller);
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });
+}
+
+/**
+ * Whether what a retry transcribes is still in storage: an upload's file, or every part of a live
+ * note (its transcription reads the parts, joined into one file or not: docs/notes-live.md).
+ */
+async function recordingStored(deps: RetryDeps, note: Pick<NoteRow, 'id' | 'audioKey' | 'captureState'>): Promise<boolean> {
+  if (!note.captureState) return Boolean(note.audioKey) && deps.storage.exists(note.audioKey);
+  const parts = await partsOf(note.id, deps.db);
+  if (parts.length === 0) return false;
+  const held = await Promise.all(parts.map((part) => deps.storage.exists(part.storageKey)));
+  return held.every(Boolean);
 }
 
 export type RetryService = ReturnType<typeof retryService>;
