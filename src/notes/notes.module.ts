@@ -18,7 +18,7 @@ import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live
 import type { LiveService } from './live/live.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
-import { transcriptionTempDir } from './processing/temp-dir.ts';
+import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RecordService, recordService } from './record/record.service.ts';
@@ -43,6 +43,8 @@ export interface NotesModule {
   readonly authenticator: KeyAuthenticator;
   /** Per-key request counts, written in batches (started and stopped with the API). */
   readonly usage: UsageRecorder;
+  /** Removes temporary audio a killed process left (started and stopped with the app, in every process). */
+  readonly tempFiles: TempFileSweeper;
   readonly services: NotesServices;
 }
 
@@ -87,7 +89,7 @@ const KEY_CACHE_TTL_MS = 3_000;
 export function createNotesModule(config: Config, database: Database, jobs: JobQueue, logger: Logger, ports: NotesPorts): NotesModule {
   const db = database.db;
   const { storage, ...providers } = ports;
-  const tempDir = transcriptionTempDir(config);
+  const tempDirs = notesTempDirs(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
   // Webhook deliveries, and the sweep that re-queues overdue ones (notes/webhooks/).
   jobs.register(webhooks.jobs.deliver);
@@ -105,7 +107,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       events: webhooks.noteEvents,
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,
-      tempDir,
+      tempDir: tempDirs.transcription,
       liveNotes: liveNotesTranscriber({ config, db, jobs, storage, transcriber: measured.transcriber }),
     }),
   );
@@ -120,7 +122,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
   );
 
   // The files of deleted notes, retried in the background when storage refuses (notes/erasure/).
-  const purge = jobs.register(purgeFilesJob({ storage, tempRoot: tempDir }));
+  const purge = jobs.register(purgeFilesJob({ storage, tempDirs }));
 
   // A live capture's parts transcribed as they arrive, its idle close and the joining of its recording (notes/live/).
   const built = liveCaptureJobs({ config, db, jobs, storage, transcriber: measured.transcriber, events: webhooks.noteEvents, transcribe });
@@ -162,7 +164,8 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       defaultNoteStyle: config.NOTE_STYLE,
       clinicalAvailable: Boolean(providers.drafter),
     }),
-    erasure: erasureService({ db, jobs, purge, storage, tempRoot: tempDir, logger }),
+    erasure: erasureService({ db, jobs, purge, storage, tempDirs, logger }),
   };
-  return { storage, webhooks, authenticator, usage, services };
+  const tempFiles = new TempFileSweeper(tempDirs, staleTempSeconds(config), logger);
+  return { storage, webhooks, authenticator, usage, tempFiles, services };
 }

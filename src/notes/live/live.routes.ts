@@ -1,9 +1,9 @@
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { notesTempDirs } from '../processing/temp-dir.ts';
 import { NoteIdParams } from '../store/note.schemas.ts';
 import {
   CompleteBody,
@@ -88,7 +88,7 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
 
   // The part's raw bytes, whatever their Content-Type, go through one streaming parser in this scope only.
   await app.register(async (scope: AppInstance) => {
-    const tmpDir = path.join(scope.vetflow.config.DATA_DIR, 'tmp', 'parts');
+    const tmpDir = notesTempDirs(scope.vetflow.config).parts;
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', partParser(tmpDir, PART_MAX_BYTES));
     scope.put(

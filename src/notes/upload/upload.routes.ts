@@ -1,4 +1,3 @@
-import path from 'node:path';
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
@@ -6,6 +5,7 @@ import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { notesTempDirs } from '../processing/temp-dir.ts';
 import { CreatedNoteEnvelope } from '../store/note.schemas.ts';
 import type { UploadService } from './create-note.service.ts';
 import { receiveUpload } from './receive-upload.ts';
@@ -30,7 +30,7 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
   await app.register(multipart);
   // Where and how much of a request body is received are HTTP settings, read from the configuration.
   const { DATA_DIR, AUDIO_MAX_BYTES } = app.vetflow.config;
-  const tmpDir = path.join(DATA_DIR, 'tmp');
+  const tmpDir = notesTempDirs({ DATA_DIR }).uploads;
 
   app.post(
     '/notes',
