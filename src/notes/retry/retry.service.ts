@@ -60,10 +60,10 @@ async function retryNote(
   // retention deleted it, 404 AUDIO_NOT_FOUND when storage has lost it. Checked inside the
   // transaction, under the clinic lock: simultaneous retries then queue on that lock as they arrive,
   // and exactly one of them finds the note still failed.
-  const recordingStillThere = async () => {
+  const recordingStillThere = async (tx: Db) => {
     if (found.transcriptionStatus !== 'failed') return;
     if (found.audioDeletedAt) throw audioExpired(found.audioDeletedAt);
-    if (!(await recordingStored(deps, found))) {
+    if (!(await recordingStored(deps, found, tx))) {
       throw new AppError('AUDIO_NOT_FOUND', "This note's recording is no longer in storage: it cannot be transcribed again");
     }
   };
@@ -74,7 +74,7 @@ async function retryNote(
     // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
     const record = await lockNoteRecord(noteId, tx);
     if (record) refuseSigned(record);
-    await recordingStillThere();
+    await recordingStillThere(tx);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       const current = await noteOfClinic(caller, noteId, tx);
@@ -101,9 +101,10 @@ async function retryNote(
  * Whether what a retry transcribes is still in storage: an upload's file, or every part of a live
  * note (its transcription reads the parts, joined into one file or not: docs/notes-live.md).
  */
-async function recordingStored(deps: RetryDeps, note: Pick<NoteRow, 'id' | 'audioKey' | 'captureState'>): Promise<boolean> {
+async function recordingStored(deps: RetryDeps, note: Pick<NoteRow, 'id' | 'audioKey' | 'captureState'>, tx: Db): Promise<boolean> {
   if (!note.captureState) return Boolean(note.audioKey) && deps.storage.exists(note.audioKey);
-  const parts = await partsOf(note.id, deps.db);
+  // In the retry's transaction: the embedded database has one connection.
+  const parts = await partsOf(note.id, tx);
   if (parts.length === 0) return false;
   const held = await Promise.all(parts.map((part) => deps.storage.exists(part.storageKey)));
   return held.every(Boolean);
