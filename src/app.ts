@@ -68,7 +68,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   try {
     if (config.MIGRATE_ON_START) await runMigrations(database);
     await jobs.start();
+    // Audio a killed process left in DATA_DIR/tmp: swept now and hourly (notes/processing/temp-dir.ts).
+    await notesModule.tempFiles.start();
   } catch (error) {
+    notesModule.tempFiles.stop();
     availability.stop();
     await jobs.stop(1_000).catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
@@ -147,6 +150,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   app.addHook('onClose', async () => {
     // Fastify has stopped accepting and drained in-flight requests by now; then workers, then the pool.
+    notesModule.tempFiles.stop();
     await platform.metrics?.close();
     await platform.jobs.stop(Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000));
     availability.stop();

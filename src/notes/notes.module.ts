@@ -19,7 +19,7 @@ import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live
 import type { LiveService } from './live/live.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
-import { transcriptionTempDir } from './processing/temp-dir.ts';
+import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RecordService, recordService } from './record/record.service.ts';
@@ -46,6 +46,8 @@ export interface NotesModule {
   readonly usage: UsageRecorder;
   /** The erasure log's keys (loaded, and the log's unkeyed rows keyed, when the API starts). */
   readonly erasureLog: ErasureLogKeys;
+  /** Removes temporary audio a killed process left (started and stopped with the app, in every process). */
+  readonly tempFiles: TempFileSweeper;
   readonly services: NotesServices;
 }
 
@@ -90,7 +92,7 @@ const KEY_CACHE_TTL_MS = 3_000;
 export function createNotesModule(config: Config, database: Database, jobs: JobQueue, logger: Logger, ports: NotesPorts): NotesModule {
   const db = database.db;
   const { storage, ...providers } = ports;
-  const tempDir = transcriptionTempDir(config);
+  const tempDirs = notesTempDirs(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
   // Webhook deliveries, and the sweep that re-queues overdue ones (notes/webhooks/).
   jobs.register(webhooks.jobs.deliver);
@@ -109,7 +111,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       events: webhooks.noteEvents,
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,
-      tempDir,
+      tempDir: tempDirs.transcription,
       liveNotes: liveNotesTranscriber({ config, db, jobs, storage, transcriber: measured.transcriber }),
     }),
   );
@@ -124,7 +126,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
   );
 
   // The files of deleted notes, retried in the background when storage refuses (notes/erasure/).
-  const purge = jobs.register(purgeFilesJob({ storage, tempRoot: tempDir }));
+  const purge = jobs.register(purgeFilesJob({ storage, tempDirs }));
 
   // A live capture's parts transcribed as they arrive, its idle close and the joining of its recording (notes/live/).
   const built = liveCaptureJobs({ config, db, jobs, storage, transcriber: measured.transcriber, events: webhooks.noteEvents, transcribe });
@@ -154,7 +156,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     webhooks: webhooksService({ db, webhooks }),
     record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
     history: historyService({ db }),
-    audio: audioService({ db, storage }),
+    audio: audioService({ db, storage, publicBaseUrl: config.PUBLIC_BASE_URL }),
     live: createLiveCapture({
       config,
       db,
@@ -166,7 +168,8 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       defaultNoteStyle: config.NOTE_STYLE,
       clinicalAvailable: Boolean(providers.drafter),
     }),
-    erasure: erasureService({ db, jobs, purge, storage, tempRoot: tempDir, logger, erasureLog }),
+    erasure: erasureService({ db, jobs, purge, storage, tempDirs, logger, erasureLog }),
   };
-  return { storage, webhooks, authenticator, usage, erasureLog, services };
+  const tempFiles = new TempFileSweeper(tempDirs, staleTempSeconds(config), logger);
+  return { storage, webhooks, authenticator, usage, erasureLog, tempFiles, services };
 }

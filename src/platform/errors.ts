@@ -54,12 +54,14 @@ export const ERROR_STATUS = {
   NOTE_NOT_SIGNED: 409,
   REVIEW_FLAGS_OPEN: 409,
   AUDIO_NOT_FOUND: 404,
+  AUDIO_IN_PARTS: 409,
   RANGE_NOT_SATISFIABLE: 416,
   // live capture (notes/live/)
   PART_CONFLICT: 409,
   CAPTURE_CLOSED: 409,
   PARTS_MISSING: 409,
   PARTS_UNEXPECTED: 409,
+  PART_NOT_FOUND: 404,
   // erasure and retention (notes/erasure/, notes/recording/audio-retention.ts)
   REASON_REQUIRED: 422,
   AUDIO_EXPIRED: 410,

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, count, desc, eq, gte, inArray, isNotNull, lt, sql } from '../../platform/db/drizzle.ts';
+import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, sql } from '../../platform/db/drizzle.ts';
 import { noteErasures, noteRetries, notes, webhookDeliveries, webhookEvents } from '../../platform/db/schema/index.ts';
+import { liveSecondsSince } from '../store/notes.repo.ts';
 
 export type ErasureRow = typeof noteErasures.$inferSelect;
 export type NewErasure = typeof noteErasures.$inferInsert;
@@ -42,19 +43,21 @@ export async function lockNotesOfPatient(clinicId: string, externalId: string, t
 }
 
 /**
- * Seconds of audio these notes charged to the clinic's quota since `since` (their uploads and
- * retries then): the quota keeps counting them after the notes are gone (note_erasures.quota_seconds).
+ * Seconds of audio these notes charged to the clinic's quota since `since` (their uploads, live
+ * parts and retries then, counted as `audioSecondsSince` counts them): the quota keeps counting them
+ * after the notes are gone (note_erasures.quota_seconds).
  */
 export async function quotaSecondsSince(ids: readonly string[], since: Date, tx: Db): Promise<number> {
   const [uploaded] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${notes.audioDurationSeconds}), 0)::float8` })
     .from(notes)
-    .where(and(inArray(notes.id, [...ids]), gte(notes.createdAt, since)));
+    .where(and(inArray(notes.id, [...ids]), gte(notes.createdAt, since), isNull(notes.captureState)));
   const [retried] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${noteRetries.audioDurationSeconds}), 0)::float8` })
     .from(noteRetries)
     .where(and(inArray(noteRetries.noteId, [...ids]), gte(noteRetries.createdAt, since)));
-  return Number(uploaded?.seconds ?? 0) + Number(retried?.seconds ?? 0);
+  const live = await liveSecondsSince(inArray(notes.id, [...ids]), since, tx);
+  return Number(uploaded?.seconds ?? 0) + live + Number(retried?.seconds ?? 0);
 }
 
 /** The reason left on a delivery that was still to be sent when its note was deleted. */

@@ -1,10 +1,9 @@
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { defineJob } from '../../platform/jobs.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
+import { type NotesTempDirs, removeNoteTempFiles } from '../processing/temp-dir.ts';
 
-/** Files of deleted notes: their recordings in storage and their transcription working directories. */
+/** Files of deleted notes: their recordings in storage and their temporary files (live parts, transcription). */
 export const PurgePayload = z.object({
   keys: z.array(z.string()),
   note_ids: z.array(z.uuid()),
@@ -13,8 +12,8 @@ export type Purge = z.infer<typeof PurgePayload>;
 
 export interface PurgeDeps {
   storage: AudioStorage;
-  /** Parent of the per-note directories the chunked transcription works in (`DATA_DIR/tmp/transcription`). */
-  tempRoot: string;
+  /** Where requests and jobs keep a note's audio for a while (`DATA_DIR/tmp/…`). */
+  tempDirs: NotesTempDirs;
 }
 
 /** How many storage deletions run at once (S3 answers one object per request). */
@@ -27,7 +26,7 @@ const PURGE_CONCURRENCY = 8;
 export async function purgeFiles(deps: PurgeDeps, purge: Purge): Promise<void> {
   const work = [
     ...purge.keys.map((key) => () => deps.storage.delete(key)),
-    ...purge.note_ids.map((id) => () => rm(path.join(deps.tempRoot, id), { recursive: true, force: true })),
+    ...purge.note_ids.map((id) => () => removeNoteTempFiles(deps.tempDirs, id)),
   ];
   let failed = 0;
   let firstError: unknown;

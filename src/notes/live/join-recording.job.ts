@@ -26,7 +26,7 @@ export function joinRecordingJob(deps: { db: Db; storage: AudioStorage; tempRoot
     payload: z.object({ noteId: z.uuid() }),
     async handle({ noteId }, { logger }) {
       const note = await findNote(noteId, deps.db);
-      if (!note?.captureState || note.captureState === 'open' || note.audioKey !== '') return;
+      if (!note?.captureState || note.captureState === 'open' || note.audioKey !== '' || note.audioDeletedAt) return;
       const parts = await partsOf(noteId, deps.db);
       const format = parts[0]?.format;
       if (!format || parts.some((part) => part.format !== format)) {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { Idempotent } from '../../platform/db/idempotency.ts';
@@ -6,6 +5,7 @@ import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { notesTempDirs } from '../processing/temp-dir.ts';
 import type { LiveNotesTranscriber } from '../processing/transcribe.job.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { captureIdleJob } from './capture-idle.job.ts';
@@ -29,7 +29,7 @@ function partTranscription({ config, db, storage, transcriber }: LiveDeps): Part
     storage,
     transcriber,
     limits: transcriber.requestLimits ?? null,
-    tempRoot: path.resolve(config.DATA_DIR, 'tmp', 'live'),
+    tempRoot: notesTempDirs(config).live,
     retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
     leaseSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
     pieceSeconds: config.LIVE_PART_REQUEST_SECONDS,

@@ -6,6 +6,7 @@ import { LINGERING_CLOSE_NOTE } from '../../platform/http/lingering-close.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { notesTempDirs } from '../processing/temp-dir.ts';
 import { NoteIdParams } from '../store/note.schemas.ts';
 import {
   CompleteBody,
@@ -90,7 +91,7 @@ export async function liveRoutes(app: AppInstance, { live }: { live: LiveService
 
   // The part's raw bytes, whatever their Content-Type, go through one streaming parser in this scope only.
   await app.register(async (scope: AppInstance) => {
-    const tmpDir = path.join(scope.vetflow.config.DATA_DIR, 'tmp', 'parts');
+    const tmpDir = notesTempDirs(scope.vetflow.config).parts;
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', partParser(tmpDir, PART_MAX_BYTES));
     // The handler removes the part's temporary file (putPart, whatever its outcome), but a request

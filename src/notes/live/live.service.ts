@@ -11,8 +11,8 @@ import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { captureOf } from '../store/note-view.ts';
-import type { NoteRow } from '../store/notes.repo.ts';
-import { noteOfClinic } from '../store/own-note.ts';
+import { findNote, type NoteRow } from '../store/notes.repo.ts';
+import { noteOfClinic, ownNote } from '../store/own-note.ts';
 import { createNewNote, type NewNoteDeps, probeReceivedAudio } from '../upload/new-note.ts';
 import { metadataFromObject } from '../upload/upload-metadata.ts';
 import { PART_MAX_SECONDS, PART_MIN_SECONDS } from './live.schemas.ts';
@@ -121,7 +121,8 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
     await deps.storage.putFile(key, audio.path);
     try {
       const answer = await deps.db.transaction(async (tx): Promise<Answer<ReturnType<typeof partBody>>> => {
-        const locked = (await lockNote(note.id, tx))!;
+        // Deleted meanwhile (DELETE /notes/{id}, an erasure): 404, and the stored file goes below.
+        const locked = ownNote(caller, await lockNote(note.id, tx));
         const raced = await findPart(note.id, part, tx);
         if (raced) return heldPart(raced, audio.sha256);
         if (locked.captureState !== 'open') throw captureClosed(locked);
@@ -148,6 +149,13 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
       await deps.storage.delete(key).catch(() => {});
       throw error;
     }
+  } catch (error) {
+    // The note deleted while the part was on its way (its temporary file removed with it, say):
+    // what failed was a part of a note that no longer exists.
+    if (!(error instanceof AppError) && !(await findNote(input.noteId, deps.db).catch(() => undefined))) {
+      throw new AppError('NOTE_NOT_FOUND', 'Note not found');
+    }
+    throw error;
   } finally {
     await rm(audio.path, { force: true });
   }
@@ -196,7 +204,8 @@ async function complete(deps: LiveServiceDeps, caller: NotesCaller, input: { not
   const note = await noteOfClinic(caller, input.noteId, deps.db);
   if (!note.captureState) throw captureClosed(note);
   return deps.db.transaction(async (tx) => {
-    const locked = (await lockNote(note.id, tx))!;
+    // Deleted meanwhile (DELETE /notes/{id}, an erasure): 404 as for any missing note.
+    const locked = ownNote(caller, await lockNote(note.id, tx));
     if (locked.captureState !== 'open') {
       if (locked.captureParts !== input.parts) {
         throw new AppError('CAPTURE_CLOSED', `The capture was closed with ${locked.captureParts} parts`, { parts: locked.captureParts });

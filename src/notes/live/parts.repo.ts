@@ -156,7 +156,8 @@ export async function setJoinedRecording(
   const rows = await db
     .update(notes)
     .set({ audioKey: recording.key, audioFormat: recording.format, audioBytes: recording.bytes, audioSha256: recording.sha256 })
-    .where(and(eq(notes.id, noteId), eq(notes.audioKey, '')))
+    // Not once the audio retention deleted the parts meanwhile: the joined file would outlive them.
+    .where(and(eq(notes.id, noteId), eq(notes.audioKey, ''), isNull(notes.audioDeletedAt)))
     .returning({ id: notes.id });
   return rows.length > 0;
 }

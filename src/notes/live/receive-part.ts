@@ -18,6 +18,7 @@ export interface ReceivedPart {
 }
 
 const HEAD_BYTES = 64;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The content-type parser of `PUT /notes/{id}/parts/{n}`, for any Content-Type: streams the raw
@@ -33,7 +34,10 @@ export function partParser(tmpDir: string, maxBytes: number) {
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) throw partTooLarge(declared, maxBytes);
     await mkdir(tmpDir, { recursive: true });
-    const file = path.join(tmpDir, `${randomUUID()}.part`);
+    // Named after its note (the route's id, when it is one), so the note's erasure finds it (processing/temp-dir.ts).
+    const noteId = (request.params as { id?: unknown } | undefined)?.id;
+    const owner = typeof noteId === 'string' && UUID.test(noteId) ? `${noteId.toLowerCase()}-` : '';
+    const file = path.join(tmpDir, `${owner}${randomUUID()}.part`);
     const hash = createHash('sha256');
     const head: Buffer[] = [];
     let headLength = 0;

@@ -63,7 +63,7 @@ export function audioRetentionTask(db: Db, storage: AudioStorage): RetentionTask
   };
 }
 
-/** A live note's recording is also in its parts' files (notes/live/): they go with the joined file. */
+/** A live note's recording is also in its parts' files (notes/live/): they go with the joined file, if any. */
 async function partKeysByNote(batch: readonly ExpiredRecording[], db: Db): Promise<Map<string, string[]>> {
   const byNote = new Map<string, string[]>();
   for (const { noteId, storageKey } of await partKeysWithNotes(
@@ -83,7 +83,8 @@ async function deleteFiles(storage: AudioStorage, batch: readonly ExpiredRecordi
   const worker = async () => {
     for (let recording = queue.shift(); recording; recording = queue.shift()) {
       try {
-        for (const key of [recording.audioKey, ...(parts.get(recording.id) ?? [])]) await storage.delete(key);
+        // A live note whose parts were never joined has no file of its own (an empty key): its parts are its recording.
+        for (const key of [recording.audioKey, ...(parts.get(recording.id) ?? [])].filter(Boolean)) await storage.delete(key);
         gone.push(recording.id);
       } catch (error) {
         errors.push(error);

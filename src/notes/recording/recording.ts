@@ -34,3 +34,20 @@ export async function recordingOf(
     open: (range) => storage.open(key, range),
   };
 }
+
+/**
+ * One part of a live note's recording (notes/live/), served as a recording of its own: what a live
+ * note whose parts were not joined into one file hands out (GET /notes/{id}/parts/{n}/audio).
+ * Undefined when storage no longer holds it.
+ */
+export async function partRecordingOf(
+  part: { storageKey: string; format: NoteRow['audioFormat']; bytes: number },
+  storage: AudioStorage,
+): Promise<Recording | undefined> {
+  if (!(await storage.exists(part.storageKey))) return undefined;
+  return {
+    size: part.bytes,
+    contentType: CONTENT_TYPES[part.format] ?? 'application/octet-stream',
+    open: (range) => storage.open(part.storageKey, range),
+  };
+}

@@ -18,7 +18,8 @@ const common = {
     'NOTE_MAX_RETRIES, 3 by default). `Idempotency-Key` is honoured (24 h): a replay is not counted again. A signed note ' +
     'is locked: 409 `NOTE_SIGNED`, before any other state check. A failed note whose recording is gone cannot be ' +
     "transcribed again: 410 `AUDIO_EXPIRED` (deleted by the clinic's audio retention, `details.deleted_at`) or 404 " +
-    '`AUDIO_NOT_FOUND` (no longer in storage); nothing is charged or written.',
+    '`AUDIO_NOT_FOUND` (no longer in storage); nothing is charged or written. A live note is transcribed again from its ' +
+    'stored parts (joined into one file or not): every part must still be in storage.',
   response: { 202: RetryAccepted, ...errorResponses(400, 401, 403, 404, 409, 410, 422, 429) },
 };
 

@@ -7,10 +7,11 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { partsOf } from '../live/parts.repo.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { audioExpired } from '../recording/audio.service.ts';
 import { refuseSigned } from '../store/locked.ts';
-import { lockClinicQuota, requeueFailedNote } from '../store/notes.repo.ts';
+import { lockClinicQuota, type NoteRow, requeueFailedNote } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { lockNoteRecord } from '../store/record.repo.ts';
 import { recordRetry, retriesOf } from './retry.repo.ts';
@@ -59,10 +60,10 @@ async function retryNote(
   // retention deleted it, 404 AUDIO_NOT_FOUND when storage has lost it. Checked inside the
   // transaction, under the clinic lock: simultaneous retries then queue on that lock as they arrive,
   // and exactly one of them finds the note still failed.
-  const recordingStillThere = async () => {
+  const recordingStillThere = async (tx: Db) => {
     if (found.transcriptionStatus !== 'failed') return;
     if (found.audioDeletedAt) throw audioExpired(found.audioDeletedAt);
-    if (!(await deps.storage.exists(found.audioKey))) {
+    if (!(await recordingStored(deps, found, tx))) {
       throw new AppError('AUDIO_NOT_FOUND', "This note's recording is no longer in storage: it cannot be transcribed again");
     }
   };
@@ -73,7 +74,7 @@ async function retryNote(
     // A signed note is locked, whatever its state: checked under its row lock (as a signature takes it).
     const record = await lockNoteRecord(noteId, tx);
     if (record) refuseSigned(record);
-    await recordingStillThere();
+    await recordingStillThere(tx);
     const note = await requeueFailedNote(noteId, caller.clinicId, tx);
     if (!note) {
       const current = await noteOfClinic(caller, noteId, tx);
@@ -94,6 +95,19 @@ async function retryNote(
     await recordNoteEvent(tx, note.id, 'retried', caller);
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });
+}
+
+/**
+ * Whether what a retry transcribes is still in storage: an upload's file, or every part of a live
+ * note (its transcription reads the parts, joined into one file or not: docs/notes-live.md).
+ */
+async function recordingStored(deps: RetryDeps, note: Pick<NoteRow, 'id' | 'audioKey' | 'captureState'>, tx: Db): Promise<boolean> {
+  if (!note.captureState) return Boolean(note.audioKey) && deps.storage.exists(note.audioKey);
+  // In the retry's transaction: the embedded database has one connection.
+  const parts = await partsOf(note.id, tx);
+  if (parts.length === 0) return false;
+  const held = await Promise.all(parts.map((part) => deps.storage.exists(part.storageKey)));
+  return held.every(Boolean);
 }
 
 export type RetryService = ReturnType<typeof retryService>;

@@ -1,8 +1,9 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, asc, eq, getTableColumns, gte, inArray, lt, sql } from '../../platform/db/drizzle.ts';
+import { and, asc, eq, getTableColumns, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import {
   clinics,
   noteErasures,
+  noteParts,
   noteRenders,
   noteRetries,
   noteSections,
@@ -110,14 +111,16 @@ export async function lockClinicQuota(clinicId: string, tx: Db): Promise<number 
 
 /**
  * Seconds of audio the clinic had processed since `since`: its uploads (failed notes included:
- * they were processed) and its retries, each counted when it was made, and what notes deleted
- * since then had charged (note_erasures.quota_seconds: a deletion gives no processing back).
+ * they were processed), each counted when it was made; its live notes' parts, each counted when it
+ * arrived (a live note created on the 31st and filled on the 1st is the new month's); its retries,
+ * each counted when it was made; and what notes deleted since then had charged
+ * (note_erasures.quota_seconds: a deletion gives no processing back).
  */
 export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): Promise<number> {
   const [uploaded] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${notes.audioDurationSeconds}), 0)::float8` })
     .from(notes)
-    .where(and(eq(notes.clinicId, clinicId), gte(notes.createdAt, since)));
+    .where(and(eq(notes.clinicId, clinicId), gte(notes.createdAt, since), isNull(notes.captureState)));
   const [retried] = await tx
     .select({ seconds: sql<number>`coalesce(sum(${noteRetries.audioDurationSeconds}), 0)::float8` })
     .from(noteRetries)
@@ -126,7 +129,26 @@ export async function audioSecondsSince(clinicId: string, since: Date, tx: Db): 
     .select({ seconds: sql<number>`coalesce(sum(${noteErasures.quotaSeconds}), 0)::float8` })
     .from(noteErasures)
     .where(and(eq(noteErasures.clinicId, clinicId), gte(noteErasures.createdAt, since)));
-  return Number(uploaded?.seconds ?? 0) + Number(retried?.seconds ?? 0) + Number(erased?.seconds ?? 0);
+  return (
+    Number(uploaded?.seconds ?? 0) +
+    (await liveSecondsSince(eq(notes.clinicId, clinicId), since, tx)) +
+    Number(retried?.seconds ?? 0) +
+    Number(erased?.seconds ?? 0)
+  );
+}
+
+/**
+ * Seconds of the parts of live notes (those `which` picks) that arrived since `since`. A note that
+ * received a part since then was touched since then (`capture_touched_at`, index
+ * notes_live_touched_idx): only those notes' parts are read.
+ */
+export async function liveSecondsSince(which: SQL, since: Date, tx: Db): Promise<number> {
+  const [live] = await tx
+    .select({ seconds: sql<number>`coalesce(sum(${noteParts.seconds}), 0)::float8` })
+    .from(noteParts)
+    .innerJoin(notes, eq(notes.id, noteParts.noteId))
+    .where(and(which, isNotNull(notes.captureState), gte(notes.captureTouchedAt, since), gte(noteParts.receivedAt, since)));
+  return Number(live?.seconds ?? 0);
 }
 
 /**

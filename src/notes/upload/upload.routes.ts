@@ -1,4 +1,3 @@
-import path from 'node:path';
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
@@ -7,6 +6,7 @@ import { LINGERING_CLOSE_NOTE } from '../../platform/http/lingering-close.ts';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
+import { notesTempDirs } from '../processing/temp-dir.ts';
 import { CreatedNoteEnvelope } from '../store/note.schemas.ts';
 import type { UploadService } from './create-note.service.ts';
 import { receiveUpload } from './receive-upload.ts';
@@ -31,7 +31,7 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
   await app.register(multipart);
   // Where and how much of a request body is received are HTTP settings, read from the configuration.
   const { DATA_DIR, AUDIO_MAX_BYTES } = app.vetflow.config;
-  const tmpDir = path.join(DATA_DIR, 'tmp');
+  const tmpDir = notesTempDirs({ DATA_DIR }).uploads;
 
   app.post(
     '/notes',

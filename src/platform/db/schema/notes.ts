@@ -104,6 +104,8 @@ export const notes = pgTable(
     index('notes_audio_kept_idx')
       .on(table.clinicId, table.completedAt, table.id)
       .where(sql`audio_deleted_at is null and transcription_status = 'completed'`),
+    // The quota of live notes (notes/store/notes.repo.ts, liveSecondsSince): a clinic's live notes that received a part since a date.
+    index('notes_live_touched_idx').on(table.clinicId, table.captureTouchedAt).where(sql`capture_state is not null`),
     index('notes_processing_idx').on(table.transcriptionStatus, table.processingStartedAt).where(sql`transcription_status = 'processing'`),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "notes_live_touched_idx" ON "notes" USING btree ("clinic_id","capture_touched_at") WHERE capture_state is not null;
