@@ -7,7 +7,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { dumpDatabase } from '../helpers/dump.ts';
 import { createClinicWithKeys, notesRoutes, PREFIX, routeLabel } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody, waitUntilSettled } from '../helpers/uploads.ts';
+import { filesUnder, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
 // Erasure on the Notes side (docs/privacy.md): DELETE /notes/{id} and POST /erasures. Canary
@@ -59,20 +59,10 @@ type Canaries = ReturnType<typeof canaries>;
 const needles = (c: Canaries) => Object.values(c);
 
 /** Uploads through the API with an Idempotency-Key (its stored answer names the patient). */
-async function upload(key: string, c: Canaries, name = c.name): Promise<string> {
-  const body = await multipartBody({
-    audio: { bytes: fixture('consultation.mp3'), fileName: 'consulta.mp3' },
-    metadata: { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }] },
+const upload = (key: string, c: Canaries, name = c.name): Promise<string> =>
+  uploadNote(app, key, { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }] }, 'consultation.mp3', {
+    'idempotency-key': `upload-${Math.random().toString(16).slice(2)}`,
   });
-  const response = await app.inject({
-    method: 'POST',
-    url: `${PREFIX}/notes`,
-    payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': key, 'idempotency-key': `upload-${Math.random().toString(16).slice(2)}` },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().data.id;
-}
 
 /** A completed note of the patient with an edited section (a section version, a history event). */
 async function completedNote(c: Canaries, key = clinic.editor): Promise<string> {

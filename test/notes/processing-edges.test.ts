@@ -5,8 +5,8 @@ import { TRANSCRIBE_QUEUE } from '../../src/notes/processing/transcribe.job.ts';
 import type { Database } from '../../src/platform/db/client.ts';
 import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
+import { filesUnder, fixture, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Edges of the notes pipeline: every accepted format end to end, the reconciliation sweep, the
@@ -17,7 +17,6 @@ const clinic = await createClinicWithKeys(db.database);
 // Its own app (and database), without workers: the fixtures last about 23.5 s, over its 15 s maximum.
 const limited = await createTestApp({ env: { AUDIO_MAX_SECONDS: '15' } });
 const limitedClinic = await createClinicWithKeys(limited.db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 
 async function rows<T>(database: Database, query: SQL): Promise<T[]> {
   return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
@@ -166,15 +165,9 @@ describe('PATCH /note_sections order', () => {
 
 describe('POST /notes over AUDIO_MAX_SECONDS', () => {
   it.each(['mp3', 'wav', 'm4a', 'aac'])('consultation.%s → 422 AUDIO_DURATION_INVALID, nothing left behind', async (format) => {
-    const body = await multipartBody({
+    const response = await postNote(limited.app, limitedClinic.editor, {
       audio: { bytes: fixture(`consultation.${format}`), fileName: `c.${format}` },
       metadata: { name: 'Longo' },
-    });
-    const response = await limited.app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, ...as(limitedClinic.editor) },
     });
     expect(response.statusCode).toBe(422);
     const error = response.json();

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { as } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // A retry runs speech-to-text and drafting again: it is charged to the clinic's quota like an
 // upload, and one note is retried a bounded number of times.
 const { app, db } = await createTestApp({ startWorkers: true, env: { NOTE_MAX_RETRIES: '2' } });
-const as = (key: string) => ({ 'x-api-key': key });
 const retry = (id: string, key: string) => app.inject({ method: 'POST', url: `/notes/v1/notes/${id}/retry`, headers: as(key) });
 
 async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
