@@ -28,10 +28,8 @@ interface Sample {
 }
 
 describe.runIf(onPostgres)('the server process while Postgres is black-holed', async () => {
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // A skipped suite is still collected: on the embedded database, set nothing up.
+  if (!onPostgres) return;
   const testDb = await createTestDatabase();
   const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
   const keys = await createClinicWithKeys(testDb.database);
