@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
@@ -12,13 +13,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database owned by one test file: a template clone, or a new in-memory PGlite. */
+/**
+ * A fresh, migrated database owned by one test file: a template clone, or a new in-memory PGlite
+ * started from the migrated data directory global-setup dumped.
+ */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = adminDatabaseUrl();
   const template = inject('templateDatabase');
   if (!adminUrl || !template) {
-    const database = await openEmbedded(undefined);
-    await runMigrations(database);
+    const database = await openEmbedded(undefined, { loadDataDir: migratedEmbeddedState() });
+    // Without the run's global setup (no tarball), migrate here.
+    if (!inject('embeddedTemplate')) await runMigrations(database);
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `vetflow_t_${randomBytes(6).toString('hex')}`;
@@ -33,6 +38,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+let embeddedState: Blob | undefined;
+
+/** The migrated embedded database global-setup dumped, read once per test file. */
+function migratedEmbeddedState(): Blob | undefined {
+  const tarball = inject('embeddedTemplate');
+  if (!tarball) return undefined;
+  embeddedState ??= new Blob([new Uint8Array(readFileSync(tarball))]);
+  return embeddedState;
 }
 
 /** An empty database with nothing in it (no migrations): on Postgres only. */
