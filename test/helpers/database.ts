@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { type Database, type Db, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import type { SQL } from '../../src/platform/db/drizzle.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
 import { adminDatabaseUrl, withDatabaseName } from './test-env.ts';
 
@@ -48,6 +49,11 @@ function migratedEmbeddedState(): Blob | undefined {
   if (!tarball) return undefined;
   embeddedState ??= new Blob([new Uint8Array(readFileSync(tarball))]);
   return embeddedState;
+}
+
+/** The rows a raw SQL query answers, on either database (or inside a transaction). */
+export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /** An empty database with nothing in it (no migrations): on Postgres only. */
