@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file owns an isolated database; two at a time fits a 2-core machine.
     maxWorkers: 2,
+    // A test that asserts nothing fails (expect.assertions, or any expect, in the test or its helpers).
+    expect: { requireAssertions: true },
   },
 });

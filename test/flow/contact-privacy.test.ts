@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { CRM_SCOPES } from '../../src/flow/keys/scopes.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { ALL_SCOPES, CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { dumpDatabase } from '../helpers/dump.ts';
 import { settled } from '../helpers/settled.ts';
 
@@ -13,8 +14,8 @@ const { app } = t;
 const db = t.db.database.db;
 const home = await makeWorkspace(t);
 const other = await makeWorkspace(t);
-const key = await makeKey(t, home.workspaceId, ALL_SCOPES);
-const otherKey = await makeKey(t, other.workspaceId, ALL_SCOPES);
+const key = await makeKey(t, home.workspaceId, CRM_SCOPES);
+const otherKey = await makeKey(t, other.workspaceId, CRM_SCOPES);
 const cookie = await loginCookie(app, home.admin.email, home.admin.password);
 
 // The person: every value is a canary searched for in the whole database after the erasure.

@@ -115,10 +115,11 @@ describe('audit trail', () => {
       .where(eq(contactExternalApiAuditLogs.id, old!.id));
     // The retention run the app registered (jobs are matched by name); cron runs it daily.
     await app.vetflow.jobs.send(app.vetflow.jobs.definition('retention'), {});
-    await eventually(async () => {
+    const kept = await eventually(async () => {
       const rows = await db.select().from(contactExternalApiAuditLogs).where(eq(contactExternalApiAuditLogs.contactId, created.id));
-      return rows.length === 1 && !rows.some((row) => row.id === old!.id);
+      return rows.length === 1 && !rows.some((row) => row.id === old!.id) && rows;
     });
+    expect(kept).toHaveLength(1);
   });
 });
 

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CrmKeyAccess, crmKeyAccessOf, enforceExternalAuth } from '../../src/flow/external/external-auth.ts';
 import { insertApiKey } from '../../src/flow/keys/keys.repo.ts';
+import { CRM_SCOPES } from '../../src/flow/keys/scopes.ts';
 import { generateToken, hashToken } from '../../src/flow/keys/token.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { ALL_SCOPES, CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 
 // The shared auth suite: every route under /flow/v1/external runs the same checks. Routes are read
 // from the app's route registry, so a route added later joins the suite by being registered, and one
@@ -35,10 +36,10 @@ await app.ready();
 const home = await makeWorkspace(t);
 const other = await makeWorkspace(t);
 const suspended = await makeWorkspace(t, { billing: 'suspended' });
-const full = await makeKey(t, home.workspaceId, ALL_SCOPES);
-const otherKey = await makeKey(t, other.workspaceId, ALL_SCOPES);
-const suspendedKey = await makeKey(t, suspended.workspaceId, ALL_SCOPES);
-const revoked = await makeKey(t, home.workspaceId, ALL_SCOPES);
+const full = await makeKey(t, home.workspaceId, CRM_SCOPES);
+const otherKey = await makeKey(t, other.workspaceId, CRM_SCOPES);
+const suspendedKey = await makeKey(t, suspended.workspaceId, CRM_SCOPES);
+const revoked = await makeKey(t, home.workspaceId, CRM_SCOPES);
 await app.inject({ method: 'GET', url: '/flow/v1/external/me', headers: { authorization: `Bearer ${revoked.token}` } });
 const { crmKeysService } = await import('../../src/flow/keys/keys.service.ts');
 const { OPERATOR } = await import('../../src/flow/callers.ts');
@@ -55,7 +56,7 @@ for (const token of [badChecksum, malformed]) {
       name: 'planted',
       tokenHash: hashToken(token),
       prefix: token.slice(0, 12),
-      scopes: ALL_SCOPES,
+      scopes: [...CRM_SCOPES],
       createdByUserId: null,
     },
     t.db.database.db,
@@ -159,7 +160,7 @@ describe.each(routes)('$method $url', (route) => {
     const lacking = await makeKey(
       t,
       home.workspaceId,
-      ALL_SCOPES.filter((scope) => scope !== policy.crmScope),
+      CRM_SCOPES.filter((scope) => scope !== policy.crmScope),
     );
     const response = await call(route, `Bearer ${lacking.token}`);
     expect(response.statusCode).toBe(403);
@@ -191,7 +192,7 @@ describe('GET /flow/v1/external/me', () => {
     expect(body).toEqual({
       workspace_id: home.workspaceId,
       workspace_name: expect.any(String),
-      key: { name: expect.any(String), prefix: full.token.slice(0, 12), scopes: ALL_SCOPES },
+      key: { name: expect.any(String), prefix: full.token.slice(0, 12), scopes: CRM_SCOPES },
     });
     expect(body.key.prefix).toMatch(/^crm_live_...$/);
   });

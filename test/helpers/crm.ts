@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppInstance } from '../../src/app.ts';
 import { OPERATOR } from '../../src/flow/callers.ts';
 import { crmKeysService } from '../../src/flow/keys/keys.service.ts';
-import type { CrmScope } from '../../src/flow/keys/scopes.ts';
+import { CRM_SCOPES } from '../../src/flow/keys/scopes.ts';
 import { workspacesService } from '../../src/flow/operator/workspaces.service.ts';
 import { usersService } from '../../src/flow/users/users.service.ts';
 import type { TestApp } from './app.ts';
@@ -11,7 +11,6 @@ import type { TestApp } from './app.ts';
 
 /** The cheapest scrypt cost the app accepts, so logins in tests take milliseconds. */
 export const CRM_TEST_ENV = { PASSWORD_SCRYPT_LOG_N: '14' };
-export const ALL_SCOPES: CrmScope[] = ['contacts:write', 'contacts:read', 'contacts:delete', 'contacts:erase', 'satisfaction:write'];
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -42,7 +41,7 @@ export async function makeUser(t: TestApp, workspaceId: string, role: 'administr
   return { id: user.id, email, password };
 }
 
-export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = ALL_SCOPES) {
+export async function makeKey(t: TestApp, workspaceId: string, scopes: readonly string[] = CRM_SCOPES) {
   const { key, token } = await crmKeysService({ db: t.db.database.db }).issueApiKey(OPERATOR, workspaceId, {
     name: `key ${unique()}`,
     scopes,

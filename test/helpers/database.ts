@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { type Database, type Db, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import type { SQL } from '../../src/platform/db/drizzle.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
 import { adminDatabaseUrl, withDatabaseName } from './test-env.ts';
 
@@ -12,13 +14,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database owned by one test file: a template clone, or a new in-memory PGlite. */
+/**
+ * A fresh, migrated database owned by one test file: a template clone, or a new in-memory PGlite
+ * started from the migrated data directory global-setup dumped.
+ */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = adminDatabaseUrl();
   const template = inject('templateDatabase');
   if (!adminUrl || !template) {
-    const database = await openEmbedded(undefined);
-    await runMigrations(database);
+    const database = await openEmbedded(undefined, { loadDataDir: migratedEmbeddedState() });
+    // Without the run's global setup (no tarball), migrate here.
+    if (!inject('embeddedTemplate')) await runMigrations(database);
     return { database, url: undefined, drop: () => database.close() };
   }
   const name = `vetflow_t_${randomBytes(6).toString('hex')}`;
@@ -33,6 +39,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+let embeddedState: Blob | undefined;
+
+/** The migrated embedded database global-setup dumped, read once per test file. */
+function migratedEmbeddedState(): Blob | undefined {
+  const tarball = inject('embeddedTemplate');
+  if (!tarball) return undefined;
+  embeddedState ??= new Blob([new Uint8Array(readFileSync(tarball))]);
+  return embeddedState;
+}
+
+/** The rows a raw SQL query answers, on either database (or inside a transaction). */
+export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /** An empty database with nothing in it (no migrations): on Postgres only. */

@@ -49,6 +49,9 @@ export async function awayFromMinuteBoundary(seconds = 15): Promise<void> {
 }
 
 export const PREFIX = '/notes/v1';
+
+/** The headers that authenticate a Notes API request with `key`. */
+export const as = (key: string) => ({ 'x-api-key': key });
 export const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Every Notes API route as registered (the suites that walk them all: auth, secrets). */

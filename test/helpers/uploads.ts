@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { ROOT } from './processes.ts';
 
 export const FIXTURES = path.join(ROOT, 'test/fixtures/audio');
@@ -39,21 +40,76 @@ export async function multipartBody(parts: {
 interface Injector {
   inject(options: { method: 'GET' | 'POST'; url: string; payload?: Buffer; headers: Record<string, string> }): Promise<{
     statusCode: number;
+    headers: Record<string, string | string[] | number | undefined>;
+    body: string;
     json(): any;
   }>;
 }
 
-/** Uploads a fixture as a note through the API and returns its id (fails the test on anything but 201). */
-export async function uploadNote(app: Injector, key: string, metadata: object, file = 'consultation.mp3'): Promise<string> {
-  const body = await multipartBody({ audio: { bytes: fixture(file), fileName: file }, metadata });
-  const response = await app.inject({
+export type UploadParts = Parameters<typeof multipartBody>[0];
+
+/** The audio part of an upload: a fixture by name (sent under that name), or bytes and a name. */
+export type UploadAudio = string | { bytes: Buffer; fileName: string; type?: string };
+
+const audioPart = (audio: UploadAudio) => (typeof audio === 'string' ? { bytes: fixture(audio), fileName: audio } : audio);
+
+/**
+ * POST /notes/v1/notes with a multipart body made of `parts`, authenticated by `key` (plus any
+ * `headers`), through app.inject; returns the answer, whatever its status.
+ */
+export async function postNote(app: Injector, key: string, parts: UploadParts, headers: Record<string, string> = {}) {
+  const body = await multipartBody(parts);
+  return app.inject({
     method: 'POST',
     url: '/notes/v1/notes',
     payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': key },
+    headers: { ...body.headers, 'x-api-key': key, ...headers },
   });
-  if (response.statusCode !== 201) throw new Error(`upload answered ${response.statusCode}: ${JSON.stringify(response.json())}`);
+}
+
+/** The same upload over HTTP to a running server (`baseUrl`), as fetch answers it. */
+export async function postNoteOverHttp(
+  baseUrl: string,
+  key: string,
+  parts: UploadParts,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const body = await multipartBody(parts);
+  return fetch(`${baseUrl}/notes/v1/notes`, {
+    method: 'POST',
+    headers: { ...body.headers, 'x-api-key': key, ...headers },
+    body: new Uint8Array(body.payload),
+  });
+}
+
+/**
+ * Uploads `audio` (a fixture name, or bytes) as a note through the API and returns its id; fails
+ * the test, with the answer's body, on anything but 201.
+ */
+export async function uploadNote(
+  app: Injector,
+  key: string,
+  metadata: object,
+  audio: UploadAudio = 'consultation.mp3',
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const response = await postNote(app, key, { audio: audioPart(audio), metadata }, headers);
+  expect(response.statusCode, response.body).toBe(201);
   return response.json().data.id;
+}
+
+/** uploadNote over HTTP to a running server (`baseUrl`). */
+export async function uploadNoteOverHttp(
+  baseUrl: string,
+  key: string,
+  metadata: object,
+  audio: UploadAudio = 'consultation.mp3',
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const response = await postNoteOverHttp(baseUrl, key, { audio: audioPart(audio), metadata }, headers);
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return (JSON.parse(text) as { data: { id: string } }).data.id;
 }
 
 /** Polls the status route until the note is completed or failed, and returns which. */

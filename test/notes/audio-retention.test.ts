@@ -7,6 +7,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { RETENTION_BATCH, runRetention } from '../../src/platform/retention.ts';
 import { retentionTasks } from '../../src/retention.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { rowsOf } from '../helpers/database.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
@@ -29,9 +30,6 @@ const retain = () => runRetention(retentionTasks(t.config, t.db.database), quiet
 type Method = 'GET' | 'POST' | 'PATCH';
 const call = (method: Method, url: string, key: string, payload?: object, headers: Record<string, string> = {}) =>
   app.inject({ method, url: `${PREFIX}${url}`, headers: { 'x-api-key': key, ...headers }, ...(payload ? { payload } : {}) });
-async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 async function settledNote(key: string, name: string, expected: 'completed' | 'failed' = 'completed'): Promise<string> {
   const id = await uploadNote(app, key, { name });
   expect(await waitUntilSettled(app, key, id)).toBe(expected);
@@ -41,7 +39,7 @@ async function settledNote(key: string, name: string, expected: 'completed' | 'f
 const completedDaysAgo = (id: string, days: number, minutes = 0) =>
   db.execute(sql`update notes set completed_at = now() - make_interval(days => ${days}, mins => ${minutes}) where id = ${id}`);
 const fileOf = async (id: string) =>
-  path.join(audioDir, (await rows<{ audio_key: string }>(sql`select audio_key from notes where id = ${id}`))[0]!.audio_key);
+  path.join(audioDir, (await rowsOf<{ audio_key: string }>(db, sql`select audio_key from notes where id = ${id}`))[0]!.audio_key);
 
 describe('the audio_retention_days setting', () => {
   it('is null (kept) by default, 0-3650 or null, and only an administrator changes it', async () => {
@@ -130,7 +128,7 @@ describe('the retention run', () => {
     const expired = await settledNote(keeps.editor, 'FAIL', 'failed');
     rmSync(await fileOf(lost));
     await db.execute(sql`update notes set audio_deleted_at = now() where id = ${expired}`);
-    const before = await rows<{ n: number }>(sql`select count(*)::int as n from note_retries`);
+    const before = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from note_retries`);
 
     const missing = await call('POST', `/notes/${lost}/retry`, keeps.editor);
     expect(missing.statusCode).toBe(404);
@@ -138,7 +136,7 @@ describe('the retention run', () => {
     const refused = await call('POST', '/transcripts/retry', keeps.editor, { note_id: expired });
     expect(refused.statusCode).toBe(410);
     expect(refused.json()).toMatchObject({ code: 'AUDIO_EXPIRED', details: { deleted_at: expect.any(String) } });
-    expect(await rows(sql`select count(*)::int as n from note_retries`)).toEqual(before);
+    expect(await rowsOf(db, sql`select count(*)::int as n from note_retries`)).toEqual(before);
     expect((await call('GET', `/notes/${expired}`, keeps.viewer)).json().data.transcription_status).toBe('failed');
   });
 });
@@ -164,12 +162,12 @@ describe('10,000 expired recordings', () => {
 
     const report = await retain();
     expect(report.audio_deleted).toBe(10_000);
-    const statements = await rows<{ xact: string; marked: number }>(sql`select xact::text, marked from audio_probe where marked > 0`);
+    const statements = await rowsOf<{ xact: string; marked: number }>(db, sql`select xact::text, marked from audio_probe where marked > 0`);
     expect(statements.reduce((sum, statement) => sum + statement.marked, 0)).toBe(10_000);
     expect(Math.max(...statements.map((statement) => statement.marked))).toBeLessThanOrEqual(RETENTION_BATCH);
     expect(new Set(statements.map((statement) => statement.xact)).size).toBe(statements.length);
     expect(statements.length).toBeGreaterThanOrEqual(10);
-    const [events] = await rows<{ n: number }>(sql`select count(*)::int as n from note_history where event = 'audio_deleted'`);
+    const [events] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from note_history where event = 'audio_deleted'`);
     expect(events!.n).toBeGreaterThanOrEqual(10_000);
     expect((await retain()).audio_deleted).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { notesPermissionOf } from '../../src/notes/auth/notes-access.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
+import { as, createClinicWithKeys, routeLabel as label, notesRoutes, PREFIX, sampleUrl as url } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The shared auth suite: every route of the Notes API, as registered, against every way a key can
@@ -101,7 +101,6 @@ describe('Notes API auth suite', () => {
 
 // One resource of each kind, owned by the first clinic; the other clinic's administrator (every
 // permission) asks for each of them on every route that names one.
-const as = (key: string) => ({ 'x-api-key': key });
 const noteId = await uploadNote(app, keys.editor, { name: 'Tenant', external_id: 'TENANT-1' });
 await waitUntilSettled(app, keys.viewer, noteId);
 const sectionId: string = (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${noteId}`, headers: as(keys.viewer) })).json().data

@@ -9,7 +9,7 @@ import { claimForProcessing, insertNote } from '../../src/notes/store/notes.repo
 import { NO_NOTE_EVENTS } from '../../src/notes/webhooks/note-events.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 
 // The RTF opened by a real reader: LibreOffice converts the exported file to plain text (every
 // title and accented word must survive) and to flat ODF XML (the title and body styles it read:
@@ -118,15 +118,15 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
 
   it('shows a signed, amended note with its "Adendo" blocks and signature, in the title style', { timeout: 120_000 }, async () => {
     const { id } = await completedNote();
-    const as = { 'x-api-key': clinic.editor };
+    const editor = as(clinic.editor);
     const signer = { name: 'Dra. Inês Araújo', license: 'CRMV-MG 9876' };
-    const signed = await app.inject({ method: 'POST', url: `/notes/v1/notes/${id}/sign`, headers: as, payload: { signed_by: signer } });
+    const signed = await app.inject({ method: 'POST', url: `/notes/v1/notes/${id}/sign`, headers: editor, payload: { signed_by: signer } });
     expect(signed.statusCode, signed.body).toBe(200);
     const diagnosis = signed.json().data.note_sections.find((section: { label: string }) => section.label === 'diagnosis');
     const amended = await app.inject({
       method: 'POST',
       url: `/notes/v1/notes/${id}/amendments`,
-      headers: as,
+      headers: editor,
       payload: {
         section_id: diagnosis.id,
         content: 'Gastrite aguda confirmada.',
@@ -135,7 +135,7 @@ describe.skipIf(!soffice)('the RTF export read by LibreOffice', async () => {
       },
     });
     expect(amended.statusCode, amended.body).toBe(201);
-    const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/export?format=rtf`, headers: as });
+    const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}/export?format=rtf`, headers: editor });
     const file = path.join(work, 'signed.rtf');
     writeFileSync(file, response.rawPayload);
 

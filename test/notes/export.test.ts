@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { escapeRtf } from '../../src/notes/export/rtf.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The export over HTTP, on notes the real pipeline (sandbox transcriber, rules sectioner) completed.
 
 const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 
 async function upload(metadata: object) {
   const id = await uploadNote(app, clinic.editor, metadata);

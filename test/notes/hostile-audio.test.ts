@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { demoNotesKey, startServer } from '../helpers/processes.ts';
-import { fixture } from '../helpers/uploads.ts';
+import { fixture, postNoteOverHttp } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { hostileAac, hostileM4a, hostileMp3, hostileWav, writeM4aWithHugeSampleTable } from '../providers/hostile-audio.ts';
 
@@ -75,10 +75,7 @@ describe(`hostile audio files (${postgres ? 'Postgres' : 'embedded'})`, () => {
     const key = demoNotesKey(server);
     const headers = { 'x-api-key': key };
     const upload = async (bytes: Buffer, fileName: string) => {
-      const form = new FormData();
-      form.append('metadata', JSON.stringify({ name: fileName }));
-      form.append('audio', new Blob([new Uint8Array(bytes)]), fileName);
-      const response = await fetch(`${server.baseUrl}/notes/v1/notes`, { method: 'POST', body: form, headers });
+      const response = await postNoteOverHttp(server.baseUrl, key, { audio: { bytes, fileName }, metadata: { name: fileName } });
       return { status: response.status, body: (await response.json()) as { code?: string; data?: { id: string } } };
     };
     const note = async (id: string) =>

@@ -4,13 +4,11 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually, testEnv } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database, 'Clínica A');
 const other = await createClinicWithKeys(db.database, 'Clínica B');
-
-const as = (key: string) => ({ 'x-api-key': key });
 
 async function createKey(key: string, payload: object) {
   return app.inject({ method: 'POST', url: '/notes/v1/api-keys', headers: as(key), payload });

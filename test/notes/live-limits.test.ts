@@ -3,7 +3,7 @@ import { eq } from '../../src/platform/db/drizzle.ts';
 import { clinics } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { toneClip } from '../helpers/live-parts.ts';
-import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
+import { as, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 
 // A live note's whole recording is held to the upload limits and the clinic's quota as parts
 // arrive, and a capture left idle closes itself. The sandbox transcriber (no audio heard) is enough.
@@ -16,19 +16,20 @@ const wav = await toneClip('wav', 0, 30);
 
 async function clientOf(t: typeof limits) {
   const keys = await createClinicWithKeys(t.db.database);
-  const as = { 'x-api-key': keys.editor };
   return {
     keys,
     create: async () =>
-      (await t.app.inject({ method: 'POST', url: `${PREFIX}/notes/live`, payload: { name: 'Mel' }, headers: as })).json().data.id as string,
+      (await t.app.inject({ method: 'POST', url: `${PREFIX}/notes/live`, payload: { name: 'Mel' }, headers: as(keys.editor) })).json().data
+        .id as string,
     put: (id: string, n: number, bytes: Buffer) =>
       t.app.inject({
         method: 'PUT',
         url: `${PREFIX}/notes/${id}/parts/${n}`,
         payload: bytes,
-        headers: { ...as, 'content-type': 'audio/mpeg' },
+        headers: { ...as(keys.editor), 'content-type': 'audio/mpeg' },
       }),
-    read: async (id: string, what = '') => (await t.app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}${what}`, headers: as })).json(),
+    read: async (id: string, what = '') =>
+      (await t.app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}${what}`, headers: as(keys.editor) })).json(),
   };
 }
 

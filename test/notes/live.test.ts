@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { toneClip, toneParts } from '../helpers/live-parts.ts';
-import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
+import { as, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import type { ToneFormat } from '../providers/tone-audio.ts';
 
@@ -21,7 +21,6 @@ const { app, db } = await createTestApp({
 const clinic = await createClinicWithKeys(db.database);
 const other = await createClinicWithKeys(db.database, 'Outra Clínica');
 
-const as = (key: string) => ({ 'x-api-key': key });
 const createLive = async (body: object = { name: 'Thor' }, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: `${PREFIX}/notes/live`, payload: body, headers: { ...as(clinic.editor), ...headers } });
 const putPart = (id: string, n: number, bytes: Buffer, key = clinic.editor, contentType = 'application/octet-stream') =>

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { demoNotesKey, startServer } from '../helpers/processes.ts';
-import { filesUnder } from '../helpers/uploads.ts';
+import { filesUnder, uploadNoteOverHttp } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { toneFile } from '../providers/tone-audio.ts';
 
@@ -39,12 +39,12 @@ describe(`a worker killed mid-note (${postgres ? 'Postgres' : 'embedded'})`, () 
     const first = await startServer(env);
     const key = demoNotesKey(first);
     const seconds = 900;
-    const form = new FormData();
-    form.append('metadata', JSON.stringify({ name: 'Crash' }));
-    form.append('audio', new Blob([new Uint8Array(readFileSync(await toneFile('mp3', seconds)))]), 'long.mp3');
-    const created = await fetch(`${first.baseUrl}/notes/v1/notes`, { method: 'POST', body: form, headers: { 'x-api-key': key } });
-    expect(created.status).toBe(201);
-    const { id } = ((await created.json()) as { data: { id: string } }).data;
+    const id = await uploadNoteOverHttp(
+      first.baseUrl,
+      key,
+      { name: 'Crash' },
+      { bytes: readFileSync(await toneFile('mp3', seconds)), fileName: 'long.mp3' },
+    );
     const status = async (baseUrl: string) =>
       (await (await fetch(`${baseUrl}/notes/v1/notes/${id}/status`, { headers: { 'x-api-key': key } })).json()) as {
         status: string;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { multipartBody, waitUntilSettled } from '../helpers/uploads.ts';
+import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startFakeSpeechServer, trueSpeaker } from '../providers/fake-speech-server.ts';
 import { toneFile } from '../providers/tone-audio.ts';
 
@@ -28,15 +28,7 @@ describe('speakers across chunks', () => {
   it('keeps each speaker label on the segments and in the text, the same in every chunk', async () => {
     const seconds = 1265;
     const file = await toneFile('mp3', seconds);
-    const body = await multipartBody({ audio: { bytes: readFileSync(file), fileName: 'visit.mp3' }, metadata: { name: 'Speakers' } });
-    const created = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': clinic.editor },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const id = created.json().data.id;
+    const id = await uploadNote(app, clinic.editor, { name: 'Speakers' }, { bytes: readFileSync(file), fileName: 'visit.mp3' });
     expect(await waitUntilSettled(app, clinic.viewer, id, 120_000)).toBe('completed');
 
     expect(server.requests.length).toBeGreaterThanOrEqual(5);

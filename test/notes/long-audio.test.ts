@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { filesUnder, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import { type ToneFormat, toneFile } from '../providers/tone-audio.ts';
 
@@ -27,15 +27,7 @@ const tempDir = path.join(config.DATA_DIR, 'tmp', 'transcription');
 
 async function upload(format: ToneFormat, seconds: number, name = `Long ${format}`): Promise<string> {
   const file = await toneFile(format, seconds);
-  const body = await multipartBody({ audio: { bytes: readFileSync(file), fileName: `consultation.${format}` }, metadata: { name } });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': clinic.editor },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().data.id;
+  return uploadNote(app, clinic.editor, { name }, { bytes: readFileSync(file), fileName: `consultation.${format}` });
 }
 
 /** Polls until settled; returns the progress values seen on the way. */
@@ -204,12 +196,9 @@ describe('the same server without request limits configured (what the limits pre
     'a %s of %i s in one request is refused by the fake',
     async (format, seconds, message) => {
       const file = await toneFile(format, seconds);
-      const body = await multipartBody({ audio: { bytes: readFileSync(file), fileName: `visit.${format}` }, metadata: { name: 'Whole' } });
-      const created = await unlimited.app.inject({
-        method: 'POST',
-        url: '/notes/v1/notes',
-        payload: body.payload,
-        headers: { ...body.headers, 'x-api-key': keys.editor },
+      const created = await postNote(unlimited.app, keys.editor, {
+        audio: { bytes: readFileSync(file), fileName: `visit.${format}` },
+        metadata: { name: 'Whole' },
       });
       expect(created.statusCode, created.body).toBe(201);
       const id = created.json().data.id;

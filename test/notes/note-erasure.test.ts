@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { transcriptionTempDir } from '../../src/notes/processing/temp-dir.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
+import { rowsOf } from '../helpers/database.ts';
 import { dumpDatabase } from '../helpers/dump.ts';
 import { createClinicWithKeys, notesRoutes, PREFIX, routeLabel } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody, waitUntilSettled } from '../helpers/uploads.ts';
+import { filesUnder, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
 // Erasure on the Notes side (docs/privacy.md): DELETE /notes/{id} and POST /erasures. Canary
@@ -33,7 +34,7 @@ const tempRoot = transcriptionTempDir(t.config);
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 /** The log's digest of an id under the key this server generated (no ERASURE_LOG_KEY): erasure-log-key.test.ts. */
 async function logDigest(externalId: string): Promise<string> {
-  const [setting] = await rows<{ key: string }>(sql`select value ->> 'key' as key from app_settings where key = 'erasure_log_key'`);
+  const [setting] = await rowsOf<{ key: string }>(db, sql`select value ->> 'key' as key from app_settings where key = 'erasure_log_key'`);
   return createHmac('sha256', Buffer.from(setting!.key, 'base64')).update(sha256(externalId), 'utf8').digest('hex');
 }
 const SIGNER = { name: 'Dra. Vet Canaria Anil', license: 'CRMV-SP 998877' };
@@ -41,10 +42,6 @@ const SIGNER = { name: 'Dra. Vet Canaria Anil', license: 'CRMV-SP 998877' };
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 const call = (method: Method, url: string, key: string, payload?: object, headers: Record<string, string> = {}) =>
   app.inject({ method, url: `${PREFIX}${url}`, headers: { 'x-api-key': key, ...headers }, ...(payload ? { payload } : {}) });
-
-async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 
 /** One patient's values, every one a canary searched for in the whole database afterwards. */
 function canaries(tag: string) {
@@ -64,20 +61,10 @@ type Canaries = ReturnType<typeof canaries>;
 const needles = (c: Canaries) => Object.values(c);
 
 /** Uploads through the API with an Idempotency-Key (its stored answer names the patient). */
-async function upload(key: string, c: Canaries, name = c.name): Promise<string> {
-  const body = await multipartBody({
-    audio: { bytes: fixture('consultation.mp3'), fileName: 'consulta.mp3' },
-    metadata: { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }] },
+const upload = (key: string, c: Canaries, name = c.name): Promise<string> =>
+  uploadNote(app, key, { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }] }, 'consultation.mp3', {
+    'idempotency-key': `upload-${Math.random().toString(16).slice(2)}`,
   });
-  const response = await app.inject({
-    method: 'POST',
-    url: `${PREFIX}/notes`,
-    payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': key, 'idempotency-key': `upload-${Math.random().toString(16).slice(2)}` },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().data.id;
-}
 
 /** A completed note of the patient with an edited section (a section version, a history event). */
 async function completedNote(c: Canaries, key = clinic.editor): Promise<string> {
@@ -128,13 +115,16 @@ async function chunksInFlight(id: string, c: Canaries): Promise<void> {
 /** Waits until every event of the notes has been tried at least once by both endpoints. */
 async function webhooksTried(ids: string[]): Promise<void> {
   await eventually(async () => {
-    const pending = await rows<{
+    const pending = await rowsOf<{
       n: number;
-    }>(sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
+    }>(
+      db,
+      sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
       where e.payload -> 'data' ->> 'note_id' in (${sql.join(
         ids.map((id) => sql`${id}`),
         sql`, `,
-      )}) and d.attempts = 0`);
+      )}) and d.attempts = 0`,
+    );
     return pending[0]!.n === 0;
   }, 20_000);
 }
@@ -149,17 +139,23 @@ async function expectNothingLeft(ids: string[], c: Canaries): Promise<void> {
   );
   for (const table of ['notes', 'note_sections', 'note_section_versions', 'note_signatures', 'note_amendments', 'note_history']) {
     const idColumn = table === 'notes' ? 'id' : 'note_id';
-    const [left] = await rows<{ n: number }>(sql`select count(*)::int as n from ${sql.raw(table)} where ${sql.raw(idColumn)} in (${list})`);
+    const [left] = await rowsOf<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from ${sql.raw(table)} where ${sql.raw(idColumn)} in (${list})`,
+    );
     expect(left!.n, table).toBe(0);
   }
   for (const table of ['note_retries', 'note_transcript_chunks']) {
-    const [left] = await rows<{ n: number }>(sql`select count(*)::int as n from ${sql.raw(table)} where note_id in (${list})`);
+    const [left] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from ${sql.raw(table)} where note_id in (${list})`);
     expect(left!.n, table).toBe(0);
   }
-  const [jobs] = await rows<{ n: number }>(sql`select count(*)::int as n from pgboss.job where data ->> 'noteId' in (${list})`);
+  const [jobs] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from pgboss.job where data ->> 'noteId' in (${list})`);
   expect(jobs!.n).toBe(0);
-  const [answers] = await rows<{ n: number }>(sql`select count(*)::int as n from idempotency_keys
-    where exists (select 1 from unnest(array[${list}]::text[]) i where strpos(response::text, i) > 0)`);
+  const [answers] = await rowsOf<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from idempotency_keys
+    where exists (select 1 from unnest(array[${list}]::text[]) i where strpos(response::text, i) > 0)`,
+  );
   expect(answers!.n).toBe(0);
   // Files go right after the commit (the purge job is the guarantee; see note-erasure-storage.test.ts).
   const files = [...filesUnder(audioDir), ...filesUnder(tempRoot)];
@@ -172,7 +168,8 @@ async function expectEventShells(ids: string[]): Promise<void> {
     ids.map((id) => sql`${id}`),
     sql`, `,
   );
-  const events = await rows<{ id: string; type: string; payload: any }>(
+  const events = await rowsOf<{ id: string; type: string; payload: any }>(
+    db,
     sql`select id, type, payload from webhook_events where payload -> 'data' ->> 'note_id' in (${list})`,
   );
   expect(events.length).toBeGreaterThan(0);
@@ -185,7 +182,8 @@ async function expectEventShells(ids: string[]): Promise<void> {
     events.map((event) => sql`${event.id}`),
     sql`, `,
   );
-  const deliveries = await rows<{ id: string; status: string; last_error: string | null }>(
+  const deliveries = await rowsOf<{ id: string; status: string; last_error: string | null }>(
+    db,
     sql`select id, status, last_error from webhook_deliveries where event_id in (${eventIds})`,
   );
   expect(deliveries.filter((delivery) => delivery.status === 'pending' || delivery.status === 'delivering')).toEqual([]);
@@ -193,7 +191,10 @@ async function expectEventShells(ids: string[]): Promise<void> {
     deliveries.map((delivery) => sql`${delivery.id}`),
     sql`, `,
   );
-  const [jobs] = await rows<{ n: number }>(sql`select count(*)::int as n from pgboss.job where data ->> 'deliveryId' in (${deliveryIds})`);
+  const [jobs] = await rowsOf<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from pgboss.job where data ->> 'deliveryId' in (${deliveryIds})`,
+  );
   expect(jobs!.n).toBe(0);
 }
 
@@ -212,17 +213,20 @@ describe('DELETE /notes/{id}', () => {
     keptId = await completedNote(kept);
     await webhooksTried([noteId, keptId]);
     // The failing endpoint holds deliveries still to be sent, with jobs waiting for their next attempt.
-    const [waiting] = await rows<{
+    const [waiting] = await rowsOf<{
       n: number;
-    }>(sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
-      where e.payload -> 'data' ->> 'note_id' = ${noteId} and d.status = 'pending'`);
+    }>(
+      db,
+      sql`select count(*)::int as n from webhook_deliveries d join webhook_events e on e.id = d.event_id
+      where e.payload -> 'data' ->> 'note_id' = ${noteId} and d.status = 'pending'`,
+    );
     expect(waiting!.n).toBeGreaterThan(0);
     // Seeded: every canary is in the database, the recording and a chunk file on disk, jobs in the queue.
     const seeded = await dumpDatabase(db);
     for (const needle of needles(c)) expect(seeded).toContain(needle);
     expect(filesUnder(audioDir).filter((file) => file.includes(noteId))).toHaveLength(1);
     expect(filesUnder(tempRoot).filter((file) => file.includes(noteId))).toHaveLength(1);
-    const [queued] = await rows<{ n: number }>(sql`select count(*)::int as n from pgboss.job where data ->> 'noteId' = ${noteId}`);
+    const [queued] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from pgboss.job where data ->> 'noteId' = ${noteId}`);
     expect(queued!.n).toBeGreaterThan(0);
     // The receiver got the patient's data: the events stored for it hold it too, until the erasure.
     expect(JSON.stringify(receiver.received)).toContain(c.name);
@@ -313,7 +317,8 @@ describe('DELETE /notes/{id}', () => {
     expect((await call('GET', `/notes/${keptId}/audio`, clinic.viewer, undefined, { range: 'bytes=0-1' })).statusCode).toBe(206);
     const dump = await dumpDatabase(db);
     for (const needle of [kept.name, kept.externalId, kept.tutor, kept.edit]) expect(dump).toContain(needle);
-    const [event] = await rows<{ payload: any }>(
+    const [event] = await rowsOf<{ payload: any }>(
+      db,
       sql`select payload from webhook_events where payload -> 'data' ->> 'note_id' = ${keptId} limit 1`,
     );
     expect(event!.payload.data.name).toBe(kept.name);
@@ -412,11 +417,13 @@ describe('POST /erasures: a tutor asks for erasure', () => {
   });
 
   it('keeps counting the erased notes against the monthly quota', async () => {
-    const [erased] = await rows<{ seconds: number }>(
+    const [erased] = await rowsOf<{ seconds: number }>(
+      db,
       sql`select coalesce(sum(quota_seconds), 0)::float8 as seconds from note_erasures where clinic_id = ${clinic.clinicId} and kind = 'patient'`,
     );
     // Three uploads and one retry of the same audio.
-    const [one] = await rows<{ seconds: number }>(
+    const [one] = await rowsOf<{ seconds: number }>(
+      db,
       sql`select audio_duration_seconds::float8 as seconds from notes where clinic_id = ${clinic.clinicId} limit 1`,
     );
     expect(erased!.seconds).toBeCloseTo(one!.seconds * 4, 1);

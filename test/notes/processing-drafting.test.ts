@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { fixture, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, chatRequest, type FakeHandler, json, startFakeServer } from '../providers/fake-openai-server.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
@@ -142,15 +142,9 @@ describe('clinical notes', () => {
   });
 
   it('refuses an unknown style with 422 naming the field, and keeps nothing', async () => {
-    const body = await multipartBody({
+    const response = await postNote(app, clinic.editor, {
       audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' },
       metadata: { name: 'Rex', note_style: 'summary' },
-    });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': clinic.editor },
     });
     expect(response.statusCode).toBe(422);
     expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'metadata.note_style' } });

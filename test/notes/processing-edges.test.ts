@@ -2,11 +2,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
 import { TRANSCRIBE_QUEUE } from '../../src/notes/processing/transcribe.job.ts';
-import type { Database } from '../../src/platform/db/client.ts';
 import { type SQL, sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { rowsOf } from '../helpers/database.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
+import { filesUnder, fixture, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Edges of the notes pipeline: every accepted format end to end, the reconciliation sweep, the
@@ -17,11 +17,6 @@ const clinic = await createClinicWithKeys(db.database);
 // Its own app (and database), without workers: the fixtures last about 23.5 s, over its 15 s maximum.
 const limited = await createTestApp({ env: { AUDIO_MAX_SECONDS: '15' } });
 const limitedClinic = await createClinicWithKeys(limited.db.database);
-const as = (key: string) => ({ 'x-api-key': key });
-
-async function rows<T>(database: Database, query: SQL): Promise<T[]> {
-  return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 
 async function getNote(id: string, key = clinic.viewer) {
   const response = await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(key) });
@@ -43,7 +38,7 @@ describe('every accepted format, default limits', () => {
     expect(note.note_sections.length).toBeGreaterThan(0);
     expect(note.note_sections.map((section) => section.order)).toEqual(note.note_sections.map((_, index) => String(index + 1)));
     for (const section of note.note_sections) expect(section.content.trim()).not.toBe('');
-    const [stored] = await rows<{ audio_format: string }>(db.database, sql`select audio_format from notes where id = ${id}`);
+    const [stored] = await rowsOf<{ audio_format: string }>(db.database.db, sql`select audio_format from notes where id = ${id}`);
     expect(stored?.audio_format).toBe(format);
   });
 });
@@ -56,7 +51,7 @@ describe('the reconciliation sweep', () => {
     const jobId = await app.vetflow.jobs.send(reconcile, {});
     await eventually(
       async () =>
-        (await rows<{ state: string }>(db.database, sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
+        (await rowsOf<{ state: string }>(db.database.db, sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
       20_000,
       100,
     );
@@ -73,8 +68,8 @@ describe('the reconciliation sweep', () => {
 
   const transcribeJobs = async (id: string) =>
     (
-      await rows<{ n: number }>(
-        db.database,
+      await rowsOf<{ n: number }>(
+        db.database.db,
         sql`select count(*)::int as n from pgboss.job where name = ${TRANSCRIBE_QUEUE} and data->>'noteId' = ${id}`,
       )
     )[0]?.n;
@@ -114,14 +109,14 @@ describe('the reconciliation sweep', () => {
     expect(await waitUntilSettled(app, hooked.viewer, requeued)).toBe('completed');
     expect((await getNote(requeued, hooked.viewer)).note_sections.length).toBeGreaterThan(0);
     expect(await transcribeJobs(requeued)).toBe(2);
-    const [attempts] = await rows<{ attempts: number }>(db.database, sql`select attempts from notes where id = ${requeued}`);
+    const [attempts] = await rowsOf<{ attempts: number }>(db.database.db, sql`select attempts from notes where id = ${requeued}`);
     expect(attempts?.attempts).toBe(NOTE_MAX_RUNS);
 
     expect((await getNote(fresh, hooked.viewer)).transcription_status).toBe('processing');
     expect(await transcribeJobs(fresh)).toBe(1);
 
-    const events = await rows<{ type: string; payload: { type: string; data: Record<string, any> } }>(
-      db.database,
+    const events = await rowsOf<{ type: string; payload: { type: string; data: Record<string, any> } }>(
+      db.database.db,
       sql`select type, payload from webhook_events where clinic_id = ${hooked.clinicId}`,
     );
     expect(events).toHaveLength(1);
@@ -166,15 +161,9 @@ describe('PATCH /note_sections order', () => {
 
 describe('POST /notes over AUDIO_MAX_SECONDS', () => {
   it.each(['mp3', 'wav', 'm4a', 'aac'])('consultation.%s → 422 AUDIO_DURATION_INVALID, nothing left behind', async (format) => {
-    const body = await multipartBody({
+    const response = await postNote(limited.app, limitedClinic.editor, {
       audio: { bytes: fixture(`consultation.${format}`), fileName: `c.${format}` },
       metadata: { name: 'Longo' },
-    });
-    const response = await limited.app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, ...as(limitedClinic.editor) },
     });
     expect(response.statusCode).toBe(422);
     const error = response.json();
@@ -188,8 +177,8 @@ describe('POST /notes over AUDIO_MAX_SECONDS', () => {
     expect(error.details.duration).toBeLessThan(24);
     expect(Math.round(error.details.duration * 100) / 100).toBe(error.details.duration);
 
-    const counts = await rows<{ notes: number; jobs: number }>(
-      limited.db.database,
+    const counts = await rowsOf<{ notes: number; jobs: number }>(
+      limited.db.database.db,
       sql`select (select count(*)::int from notes) as notes,
                  (select count(*)::int from pgboss.job where name = ${TRANSCRIBE_QUEUE}) as jobs`,
     );

@@ -3,12 +3,11 @@ import { TRANSCRIBE_QUEUE, TranscribePayload } from '../../src/notes/processing/
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { SECTION_LABELS } from '../../src/providers/sectioning/port.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 
 const upload = (name: string) => uploadNote(app, clinic.editor, { name });
 

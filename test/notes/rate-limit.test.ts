@@ -5,7 +5,7 @@ import { eq } from '../../src/platform/db/drizzle.ts';
 import { rateLimitCounters } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNote } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database);
@@ -41,17 +41,11 @@ describe('per-key rate limits by role', () => {
     expect(body.details.reset_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     // Status polling is not limited: it keeps answering for the limited viewer.
-    const upload = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'p.mp3' }, metadata: { name: 'Poll' } });
-    const created = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: upload.payload,
-      headers: { ...upload.headers, 'x-api-key': clinic.editor },
-    });
+    const noteId = await uploadNote(app, clinic.editor, { name: 'Poll' });
     for (let i = 0; i < 3; i++) {
       const status = await app.inject({
         method: 'GET',
-        url: `/notes/v1/notes/${created.json().data.id}/status`,
+        url: `/notes/v1/notes/${noteId}/status`,
         headers: { 'x-api-key': clinic.viewer },
       });
       expect(status.statusCode).toBe(200);

@@ -4,13 +4,12 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { toTimestamp } from '../../src/platform/http/schemas.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp({ startWorkers: true });
 const clinic = await createClinicWithKeys(db.database);
 const other = await createClinicWithKeys(db.database, 'Outra');
-const as = (key: string) => ({ 'x-api-key': key });
 
 const upload = (metadata: object, key = clinic.editor) => uploadNote(app, key, metadata);
 const settle = (id: string) => waitUntilSettled(app, clinic.viewer, id);

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { runRetention } from '../../src/platform/retention.ts';
 import { retentionTasks } from '../../src/retention.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { rowsOf } from '../helpers/database.ts';
 import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
 import { type ClinicKeys, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { fixture, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -40,9 +41,6 @@ const ANA = { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' };
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 const call = (method: Method, url: string, key: string, payload?: object | Buffer, headers: Record<string, string> = {}) =>
   app.inject({ method, url: `${PREFIX}${url}`, headers: { 'x-api-key': key, ...headers }, ...(payload ? { payload } : {}) });
-async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 
 const assembledNow = async (keys: ClinicKeys, id: string) => JSON.parse(JSON.stringify(await reference.assemble(callerOf(keys), id)));
 
@@ -55,7 +53,10 @@ const assembledNow = async (keys: ClinicKeys, id: string) => JSON.parse(JSON.str
 async function sameEverywhere(id: string, step: string, keys = clinic) {
   for (let attempt = 0; attempt < 100; attempt++) {
     const before = await assembledNow(keys, id);
-    const [stored] = await rows<{ body: string; clinic_id: string }>(sql`select body, clinic_id from note_renders where note_id = ${id}`);
+    const [stored] = await rowsOf<{ body: string; clinic_id: string }>(
+      db,
+      sql`select body, clinic_id from note_renders where note_id = ${id}`,
+    );
     const response = await call('GET', `/notes/${id}`, keys.viewer);
     const after = await assembledNow(keys, id);
     if (JSON.stringify(before) !== JSON.stringify(after)) continue;
@@ -121,7 +122,7 @@ describe('the rendered note', () => {
     const id = await uploadNote(app, clinic.editor, { name: 'Passos' });
     await waitUntilSettled(app, clinic.viewer, id);
     // A note no job knows of, moved by the repo functions the jobs use.
-    const { id: _id, createdAt: _c, updatedAt: _u, ...copy } = (await rows<any>(sql`select * from notes where id = ${id}`))[0];
+    const { id: _id, createdAt: _c, updatedAt: _u, ...copy } = (await rowsOf<any>(db, sql`select * from notes where id = ${id}`))[0];
     const note = await insertNote(
       {
         clinicId: clinic.clinicId,
@@ -196,7 +197,7 @@ describe('the rendered note', () => {
     await sameEverywhere(id, 'operator update of sections', retaining);
     const erased = await call('DELETE', `/notes/${id}`, retaining.admin, { reason: 'pedido do tutor' });
     expect(erased.statusCode, erased.body).toBeLessThan(300);
-    expect(await rows(sql`select 1 from note_renders where note_id = ${id}`)).toEqual([]);
+    expect(await rowsOf(db, sql`select 1 from note_renders where note_id = ${id}`)).toEqual([]);
     expect((await call('GET', `/notes/${id}`, retaining.viewer)).statusCode).toBe(404);
   });
 
@@ -208,10 +209,14 @@ describe('the rendered note', () => {
   });
 
   it('leaves a bulk insert of more than 1,000 notes unrendered, served assembled until a change renders it', async () => {
-    const [template] = await rows<Record<string, unknown>>(sql`select audio_key from notes where clinic_id = ${clinic.clinicId} limit 1`);
+    const [template] = await rowsOf<Record<string, unknown>>(
+      db,
+      sql`select audio_key from notes where clinic_id = ${clinic.clinicId} limit 1`,
+    );
     await db.execute(sql`insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds)
       select ${clinic.clinicId}, 'Importada ' || g, ${template!.audio_key}, 'mp3', 1, repeat('0', 64), 30 from generate_series(1, 1001) g`);
-    const imported = await rows<{ id: string; rendered: boolean }>(
+    const imported = await rowsOf<{ id: string; rendered: boolean }>(
+      db,
       sql`select n.id, r.note_id is not null as rendered from notes n left join note_renders r on r.note_id = n.id where n.name like 'Importada %'`,
     );
     expect(imported).toHaveLength(1001);

@@ -2,27 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { rowsOf } from '../helpers/database.ts';
+import { as } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // A retry runs speech-to-text and drafting again: it is charged to the clinic's quota like an
 // upload, and one note is retried a bounded number of times.
 const { app, db } = await createTestApp({ startWorkers: true, env: { NOTE_MAX_RETRIES: '2' } });
-const as = (key: string) => ({ 'x-api-key': key });
 const retry = (id: string, key: string) => app.inject({ method: 'POST', url: `/notes/v1/notes/${id}/retry`, headers: as(key) });
 
-async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.database.db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 const jobsOf = async (id: string) =>
-  (await rows<{ n: number }>(sql`select count(*)::int as n from pgboss.job where data->>'noteId' = ${id}`))[0]?.n;
-const statusOf = async (id: string) => (await rows<{ s: string }>(sql`select transcription_status as s from notes where id = ${id}`))[0]?.s;
+  (await rowsOf<{ n: number }>(db.database.db, sql`select count(*)::int as n from pgboss.job where data->>'noteId' = ${id}`))[0]?.n;
+const statusOf = async (id: string) =>
+  (await rowsOf<{ s: string }>(db.database.db, sql`select transcription_status as s from notes where id = ${id}`))[0]?.s;
 
 /** A clinic (unlimited for now) with one note that failed; the sandbox fails a note named FAIL. */
 async function clinicWithFailedNote(name: string) {
   const { clinic, adminKey } = await createClinic({ name }, db.database.db);
   const id = await uploadNote(app, adminKey, { name: 'FAIL' });
   expect(await waitUntilSettled(app, adminKey, id)).toBe('failed');
-  const [note] = await rows<{ seconds: number }>(sql`select audio_duration_seconds::float8 as seconds from notes where id = ${id}`);
+  const [note] = await rowsOf<{ seconds: number }>(
+    db.database.db,
+    sql`select audio_duration_seconds::float8 as seconds from notes where id = ${id}`,
+  );
   return { clinicId: clinic.id, key: adminKey, id, seconds: note!.seconds };
 }
 
@@ -40,7 +42,7 @@ describe('retry and the monthly quota', () => {
     expect(response.json()).toMatchObject({ code: 'QUOTA_EXCEEDED', details: { quota_limit: Math.floor(note.seconds / 60) } });
     expect(await statusOf(note.id)).toBe('failed');
     expect(await jobsOf(note.id)).toBe(jobsBefore);
-    expect(await rows(sql`select 1 from note_retries where note_id = ${note.id}`)).toHaveLength(0);
+    expect(await rowsOf(db.database.db, sql`select 1 from note_retries where note_id = ${note.id}`)).toHaveLength(0);
   });
 
   it('charges an accepted retry to the month, as an upload of the same audio', async () => {
@@ -89,6 +91,6 @@ describe('retries per note (NOTE_MAX_RETRIES)', () => {
       await waitUntilSettled(app, note.key, note.id);
     }
     expect((await retry(note.id, note.key)).json().code).toBe('NOTE_RETRY_LIMIT');
-    expect(await rows(sql`select 1 from note_retries where note_id = ${note.id}`)).toHaveLength(2);
+    expect(await rowsOf(db.database.db, sql`select 1 from note_retries where note_id = ${note.id}`)).toHaveLength(2);
   });
 });

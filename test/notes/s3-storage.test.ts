@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { fixture, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
 // Audio in an S3-compatible bucket (s3rver: a local server speaking the S3 protocol), read back by
@@ -74,15 +74,9 @@ describe('S3-compatible audio storage', () => {
   it('leaves nothing in the bucket when an upload is rejected', async () => {
     const before = objectsInBucket().length;
     const { adminKey } = await createClinic({ name: 'q', quotaMinutes: 0 }, db.database.db);
-    const body = await multipartBody({
+    const rejected = await postNote(app, adminKey, {
       audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' },
       metadata: { name: 'Over quota' },
-    });
-    const rejected = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': adminKey },
     });
     expect(rejected.statusCode).toBe(403);
     expect(objectsInBucket().length).toBe(before);

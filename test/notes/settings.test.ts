@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { clinicSettings } from '../../src/platform/db/schema/index.ts';
 import { createTestApp } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database, 'Clínica A');
 const other = await createClinicWithKeys(db.database, 'Clínica B');
 
-const as = (key: string) => ({ 'x-api-key': key });
 const getSettings = (key: string) => app.inject({ method: 'GET', url: '/notes/v1/settings', headers: as(key) });
 const patchSettings = (key: string, payload: object) =>
   app.inject({ method: 'PATCH', url: '/notes/v1/settings', headers: as(key), payload });

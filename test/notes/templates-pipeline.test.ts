@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, chatRequest, type FakeHandler, json, startFakeServer } from '../providers/fake-openai-server.ts';
 import { startReceiver } from './webhooks-receiver.ts';
@@ -74,7 +74,6 @@ const { app, db } = await createTestApp({
   },
 });
 const clinic = await createClinicWithKeys(db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 
 beforeEach(() => {
   transcriptionFails = false;

@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { PADRAO_TEMPLATE_ID, SOAP_TEMPLATE_ID } from '../../src/notes/templates/builtin-templates.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { raceBehindLock } from '../helpers/database.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
+import { fixture, postNote } from '../helpers/uploads.ts';
 
 const { app, db } = await createTestApp();
 const clinic = await createClinicWithKeys(db.database, 'Clínica A');
 const other = await createClinicWithKeys(db.database, 'Clínica B');
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const as = (key: string) => ({ 'x-api-key': key });
 const list = (key: string) => app.inject({ method: 'GET', url: '/notes/v1/templates', headers: as(key) });
 const get = (key: string, id: string) => app.inject({ method: 'GET', url: `/notes/v1/templates/${id}`, headers: as(key) });
 const create = (key: string, payload: object) => app.inject({ method: 'POST', url: '/notes/v1/templates', headers: as(key), payload });
@@ -283,15 +282,9 @@ describe("a clinic's own templates", () => {
       expect(defaulted.statusCode).toBe(422);
       expect(defaulted.json()).toMatchObject({ code: 'TEMPLATE_NOT_FOUND', details: { field: 'default_template' } });
 
-      const body = await multipartBody({
+      const upload = await postNote(app, other.editor, {
         audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' },
         metadata: { name: 'Rex', template: 'dermatologia' },
-      });
-      const upload = await app.inject({
-        method: 'POST',
-        url: '/notes/v1/notes',
-        payload: body.payload,
-        headers: { ...body.headers, 'x-api-key': other.editor },
       });
       expect(upload.statusCode).toBe(422);
       expect(upload.json()).toMatchObject({ code: 'TEMPLATE_NOT_FOUND', details: { field: 'metadata.template' } });
@@ -301,15 +294,8 @@ describe("a clinic's own templates", () => {
 });
 
 describe('an upload naming a template', () => {
-  const upload = async (metadata: object) => {
-    const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' }, metadata });
-    return app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': clinic.editor },
-    });
-  };
+  const upload = (metadata: object) =>
+    postNote(app, clinic.editor, { audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' }, metadata });
 
   it('refuses an unknown slug or a value that is not a slug text, keeping nothing', async () => {
     const unknown = await upload({ name: 'Bidu', template: 'cardiologia' });

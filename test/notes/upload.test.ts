@@ -4,22 +4,14 @@ import { createClinic } from '../../src/notes/clinics/clinics.service.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody } from '../helpers/uploads.ts';
+import { filesUnder, fixture, postNote, type UploadParts } from '../helpers/uploads.ts';
 import { hostileMp3 } from '../providers/hostile-audio.ts';
 
 const { app, db, config } = await createTestApp({ env: { AUDIO_MAX_BYTES: '400000' } });
 const clinic = await createClinicWithKeys(db.database);
 const metadata = { name: 'Thor', gender: 'male', external_id: 'PAC-1', metadata: [{ key: 'tutor', value: 'Ana' }] };
 
-async function upload(parts: Parameters<typeof multipartBody>[0], headers: Record<string, string> = {}, key = clinic.editor) {
-  const body = await multipartBody(parts);
-  return app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, 'x-api-key': key, ...headers },
-  });
-}
+const upload = (parts: UploadParts, headers: Record<string, string> = {}, key = clinic.editor) => postNote(app, key, parts, headers);
 
 async function count(table: 'notes' | 'jobs'): Promise<number> {
   const query =

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
+import { fixture, postNote, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, json, startFakeServer } from '../providers/fake-openai-server.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
@@ -164,15 +164,9 @@ describe('vitals on a completed note', () => {
   });
 
   it('refuses a species the API does not know, at upload', async () => {
-    const body = await multipartBody({
+    const response = await postNote(app, admin['x-api-key'], {
       audio: { bytes: fixture('consultation.m4a'), fileName: 'a.m4a' },
       metadata: { name: 'X', species: 'dragon' },
-    });
-    const response = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, ...admin },
     });
     expect(response.statusCode).toBe(422);
     expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'metadata.species' } });

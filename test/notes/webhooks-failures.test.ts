@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
 // Two retries 1 s apart (±20 % jitter): a retryable failure is attempted 3 times in ~3 s, then
@@ -14,7 +14,6 @@ const { app, db } = await createTestApp({
   env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) },
 });
 const clinic = await createClinicWithKeys(db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Delivery {

@@ -13,14 +13,13 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestApp, eventually, testEnv } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // The key that encrypts webhook signing secrets at rest: where it comes from, and how it rotates.
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
-const as = (key: string) => ({ 'x-api-key': key });
 
 const embedded = await createTestApp();
 

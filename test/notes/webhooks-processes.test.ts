@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { runCli, startServer } from '../helpers/processes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNoteOverHttp } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'vetflow-webhooks-'));
@@ -49,13 +49,7 @@ describe.runIf(shared.url)('webhooks with two worker processes', () => {
 
       const names = ['Thor', 'Mel', 'FAIL', 'Rex', 'Luna', 'Bidu'];
       for (const name of names) {
-        const body = await multipartBody({ audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' }, metadata: { name } });
-        const response = await fetch(`${api.baseUrl}/notes/v1/notes`, {
-          method: 'POST',
-          headers: { ...headers, ...body.headers },
-          body: body.payload,
-        });
-        expect(response.status).toBe(201);
+        await uploadNoteOverHttp(api.baseUrl, tenant.admin_key, { name });
       }
       await eventually(async () => receiver.received.length >= 2, 20_000);
       await worker.stop('SIGKILL');

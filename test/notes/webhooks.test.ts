@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { raceBehindLock } from '../helpers/database.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
+import { uploadNote } from '../helpers/uploads.ts';
 import { startReceiver } from './webhooks-receiver.ts';
 
 // Retry delays shortened to 1, 3 and 6 s (±20 % jitter) so growing delays are observable.
@@ -13,7 +13,6 @@ const { app, db, logs } = await createTestApp({
   env: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,3,6', LOG_LEVEL: 'trace' },
 });
 const clinic = await createClinicWithKeys(db.database);
-const as = (key: string) => ({ 'x-api-key': key });
 const secrets: string[] = [];
 
 async function register(url: string, events = ['note.completed', 'note.failed'], key = clinic.admin) {
@@ -29,20 +28,7 @@ async function register(url: string, events = ['note.completed', 'note.failed'],
   return data;
 }
 
-async function upload(name: string) {
-  const body = await multipartBody({
-    audio: { bytes: fixture('consultation.mp3'), fileName: 'c.mp3' },
-    metadata: { name, external_id: `erp-${name}` },
-  });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/notes/v1/notes',
-    payload: body.payload,
-    headers: { ...body.headers, ...as(clinic.editor) },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id as string;
-}
+const upload = (name: string) => uploadNote(app, clinic.editor, { name, external_id: `erp-${name}` });
 
 async function sendTest(id: string) {
   const response = await app.inject({ method: 'POST', url: `/notes/v1/webhooks/${id}/test`, headers: as(clinic.admin) });

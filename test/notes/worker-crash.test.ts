@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { demoNotesKey, startServer } from '../helpers/processes.ts';
-import { fixture } from '../helpers/uploads.ts';
+import { uploadNoteOverHttp } from '../helpers/uploads.ts';
 
 // A worker process killed (SIGKILL) in the middle of a job must not leave the note in
 // `processing` for good: its silent heartbeat hands the job to the next worker.
@@ -31,12 +31,7 @@ describe(`a worker killed mid-job (${postgres ? 'Postgres' : 'embedded'})`, () =
     // The demo key, from the first-run credentials file (stdout is a pipe here).
     const key = demoNotesKey(first);
 
-    const form = new FormData();
-    form.append('metadata', JSON.stringify({ name: 'Crash' }));
-    form.append('audio', new Blob([new Uint8Array(fixture('consultation.mp3'))]), 'crash.mp3');
-    const created = await fetch(`${first.baseUrl}/notes/v1/notes`, { method: 'POST', body: form, headers: { 'x-api-key': key } });
-    expect(created.status).toBe(201);
-    const { id } = ((await created.json()) as { data: { id: string } }).data;
+    const id = await uploadNoteOverHttp(first.baseUrl, key, { name: 'Crash' });
     const status = async (baseUrl: string) =>
       ((await (await fetch(`${baseUrl}/notes/v1/notes/${id}/status`, { headers: { 'x-api-key': key } })).json()) as { status: string })
         .status;

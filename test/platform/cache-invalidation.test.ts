@@ -106,10 +106,8 @@ describe.runIf(onPostgres)('a revocation reaches a second server process', () =>
 });
 
 describe.runIf(onPostgres)('a lookup that overlaps the revocation', async () => {
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // A skipped suite is still collected: on the embedded database, set nothing up.
+  if (!onPostgres) return;
   const target = new URL(t.db.url as string);
   const proxy = await HoldingProxy.start(target.hostname, Number(target.port || 5432));
   const proxied = new URL(target);

@@ -7,7 +7,7 @@ import { createClinicWithKeys } from '../helpers/notes.ts';
 import { type RunningServer, startServer } from '../helpers/processes.ts';
 import { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { adminDatabaseUrl } from '../helpers/test-env.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { fixture, postNoteOverHttp } from '../helpers/uploads.ts';
 
 // The chaos run of issue 26, as a test: the real server process (ROLE=all, production database
 // timeouts) reaches Postgres through a proxy that black-holes the network for 10 s while requests,
@@ -28,10 +28,8 @@ interface Sample {
 }
 
 describe.runIf(onPostgres)('the server process while Postgres is black-holed', async () => {
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // A skipped suite is still collected: on the embedded database, set nothing up.
+  if (!onPostgres) return;
   const testDb = await createTestDatabase();
   const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
   const keys = await createClinicWithKeys(testDb.database);
@@ -43,11 +41,6 @@ describe.runIf(onPostgres)('the server process while Postgres is black-holed', a
     await proxy.close();
     await testDb.drop();
     rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const upload = await multipartBody({
-    audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' },
-    metadata: { name: 'Tóbi', gender: 'male' },
   });
 
   async function timed(kind: Sample['kind'], run: (base: string) => Promise<Response>): Promise<Sample> {
@@ -62,14 +55,11 @@ describe.runIf(onPostgres)('the server process while Postgres is black-holed', a
   }
   const listNotes = () => timed('list', (base) => fetch(`${base}/notes/v1/notes`, { headers: { 'x-api-key': keys.admin } }));
   const health = () => timed('health', (base) => fetch(`${base}/healthz`));
-  const uploadNote = () =>
-    timed('upload', (base) =>
-      fetch(`${base}/notes/v1/notes`, {
-        method: 'POST',
-        headers: { ...upload.headers, 'x-api-key': keys.admin },
-        body: new Uint8Array(upload.payload),
-      }),
-    );
+  const upload = {
+    audio: { bytes: fixture('consultation.mp3'), fileName: 'consultation.mp3' },
+    metadata: { name: 'Tóbi', gender: 'male' },
+  };
+  const uploadNote = () => timed('upload', (base) => postNoteOverHttp(base, keys.admin, upload));
 
   it('lives through a 10 s black hole: no exit, every request answered in time, every note settled', async () => {
     server = await startServer({

@@ -24,10 +24,8 @@ import { adminDatabaseUrl } from '../helpers/test-env.ts';
 const onPostgres = adminDatabaseUrl() !== undefined;
 
 describe.runIf(onPostgres)('a connection the server ends inside a transaction', async () => {
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // A skipped suite is still collected: on the embedded database, set nothing up.
+  if (!onPostgres) return;
   const escaped: unknown[] = [];
   const collect = (error: unknown) => escaped.push(error);
   process.on('uncaughtException', collect);

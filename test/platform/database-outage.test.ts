@@ -24,11 +24,8 @@ import { adminDatabaseUrl } from '../helpers/test-env.ts';
 const onPostgres = adminDatabaseUrl() !== undefined;
 
 describe.runIf(onPostgres)('a database that refuses or black-holes connections', async () => {
-  // A skipped suite is still collected: on the embedded database, set nothing up.
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // A skipped suite is still collected: on the embedded database, set nothing up (the file reports as skipped).
+  if (!onPostgres) return;
   const testDb = await createTestDatabase();
   const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
 

@@ -43,7 +43,7 @@ describe('job queue', () => {
       await tx.insert(appSettings).values({ key: 'committed', value: { ok: true } });
       await jobs.send(recordJob, { marker: 'committed' }, { tx });
     });
-    await eventually(async () => handled.includes('committed'));
+    expect(await eventually(async () => handled.includes('committed'))).toBe(true);
   });
 
   it('never creates a job whose transaction rolled back', async () => {

@@ -4,7 +4,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { fixture, postNote } from '../helpers/uploads.ts';
 
 // A run at the most verbose level that writes patient and contact data with marker values, sends
 // credentials under odd header names, makes queries fail with those values as parameters, and
@@ -46,16 +46,20 @@ describe('no personal data or credential in any log line', () => {
       'x-access-token': clinic.admin,
     };
     const notesHeaders = { 'x-api-key': clinic.admin, ...oddHeaders };
-    const { payload, headers } = await multipartBody({
-      audio: { bytes: fixture('consultation.mp3'), fileName: `${MARKERS.patient}.mp3` },
-      metadata: {
-        name: MARKERS.patient,
-        owner_name: MARKERS.owner,
-        external_id: MARKERS.externalId,
-        metadata: [{ key: 'alergia', value: MARKERS.metadataValue }],
+    const created = await postNote(
+      app,
+      clinic.admin,
+      {
+        audio: { bytes: fixture('consultation.mp3'), fileName: `${MARKERS.patient}.mp3` },
+        metadata: {
+          name: MARKERS.patient,
+          owner_name: MARKERS.owner,
+          external_id: MARKERS.externalId,
+          metadata: [{ key: 'alergia', value: MARKERS.metadataValue }],
+        },
       },
-    });
-    const created = await app.inject({ method: 'POST', url: `${PREFIX}/notes`, headers: { ...notesHeaders, ...headers }, payload });
+      oddHeaders,
+    );
     expect(created.statusCode, created.body).toBe(201);
     const noteId = created.json().data.id as string;
     await eventually(async () => {

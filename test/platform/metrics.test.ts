@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../src/platform/jobs.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
+import { as, awayFromMinuteBoundary, createClinicWithKeys } from '../helpers/notes.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { type Scrape, scrape } from '../helpers/prometheus.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -43,7 +43,6 @@ const { app, db } = await createTestApp({
 });
 const clinic = await createClinicWithKeys(db.database, 'Clínica Secreta');
 const port = app.vetflow.metrics!.port;
-const as = (key: string) => ({ 'x-api-key': key });
 const metrics = () => scrape(port);
 
 /** The change of each figure between two scrapes. */

@@ -8,6 +8,7 @@ import { RETENTION_BATCH, runRetention } from '../../src/platform/retention.ts';
 import { retentionTasks } from '../../src/retention.ts';
 import { createTestApp, testEnv } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { rowsOf } from '../helpers/database.ts';
 import { settled } from '../helpers/settled.ts';
 
 // The retention run (docs/privacy.md, "How long"): each task at its boundary (an expired row and a
@@ -32,10 +33,6 @@ const logger = createLogger(
 function retain(env: Record<string, string> = {}) {
   const config = loadConfig(testEnv({ ...CRM_TEST_ENV, ...env }));
   return runRetention(retentionTasks(config, t.db.database), logger);
-}
-
-async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 describe('the retention run', () => {
@@ -63,7 +60,8 @@ describe('idempotency keys', () => {
   const insertKey = (owner: string, key: string, hoursAgo: number) =>
     db.execute(sql`insert into idempotency_keys (owner_id, key, scope, fingerprint, status_code, response, created_at)
       values (${owner}, ${key}, 'POST /test', 'f', 200, '{"patient":"Rex"}', now() - make_interval(mins => ${hoursAgo * 60}))`);
-  const keysOf = (owner: string) => rows<{ key: string }>(sql`select key from idempotency_keys where owner_id = ${owner} order by key`);
+  const keysOf = (owner: string) =>
+    rowsOf<{ key: string }>(db, sql`select key from idempotency_keys where owner_id = ${owner} order by key`);
 
   it('are kept IDEMPOTENCY_RETENTION_HOURS (48): an expired key goes, the one beside it stays; a second run removes nothing', async () => {
     const owner = randomUUID();
@@ -161,7 +159,8 @@ describe('10,000 expired rows', () => {
       select ${workspaceId}, gen_random_uuid(), pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 10001 + g, 'erp', 'created',
         '{name}', false, '{}'::jsonb, now() - interval '60 days'
       from generate_series(1, 10000) g`);
-    const [newest] = await rows<{ position: string }>(
+    const [newest] = await rowsOf<{ position: string }>(
+      db,
       sql`select max(position)::text as position from contact_changes where workspace_id = ${workspaceId}`,
     );
     await db.execute(sql`insert into idempotency_keys (owner_id, key, scope, fingerprint, status_code, response, created_at)
@@ -171,7 +170,8 @@ describe('10,000 expired rows', () => {
     expect(report.contact_changes_deleted).toBe(10_000);
     expect(report.idempotency_keys_deleted).toBe(10_000);
     for (const table of ['contact_changes', 'idempotency_keys']) {
-      const statements = await rows<{ xact: string; deleted: number }>(
+      const statements = await rowsOf<{ xact: string; deleted: number }>(
+        db,
         sql`select xact, deleted from retention_probe where tbl = ${table} and deleted > 0`,
       );
       expect(statements.reduce((sum, statement) => sum + statement.deleted, 0)).toBe(10_000);
@@ -180,9 +180,10 @@ describe('10,000 expired rows', () => {
       expect(new Set(statements.map((statement) => statement.xact)).size).toBe(statements.length);
       expect(statements.length).toBeGreaterThanOrEqual(10);
     }
-    const [left] = await rows<{ n: number }>(sql`select count(*)::int as n from contact_changes where workspace_id = ${workspaceId}`);
+    const [left] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from contact_changes where workspace_id = ${workspaceId}`);
     expect(left!.n).toBe(0);
-    const [floor] = await rows<{ position: string }>(
+    const [floor] = await rowsOf<{ position: string }>(
+      db,
       sql`select position::text from contact_change_floors where workspace_id = ${workspaceId}`,
     );
     expect(floor!.position).toBe(newest!.position);

@@ -6,7 +6,7 @@ import { eventually } from '../helpers/app.ts';
 import { createEmptyPostgresDatabase } from '../helpers/database.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { demoNotesKey, startServer } from '../helpers/processes.ts';
-import { fixture, multipartBody } from '../helpers/uploads.ts';
+import { uploadNoteOverHttp } from '../helpers/uploads.ts';
 import { startReceiver } from '../notes/webhooks-receiver.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
@@ -83,13 +83,7 @@ describe.skipIf(!database)('traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOI
         body: JSON.stringify({ url: hooks.url, events: ['note.completed'] }),
       });
       expect(hook.status).toBe(201);
-      const body = await multipartBody({ audio: { bytes: fixture('consultation.m4a'), fileName: 'c.m4a' }, metadata: { name: 'Thor' } });
-      const upload = await fetch(`${server.baseUrl}/notes/v1/notes`, {
-        method: 'POST',
-        headers: { ...headers, ...body.headers },
-        body: body.payload,
-      });
-      expect(upload.status).toBe(201);
+      await uploadNoteOverHttp(server.baseUrl, adminKey, { name: 'Thor' }, 'consultation.m4a');
       await eventually(async () => hooks.received.length > 0, 30_000);
 
       const spans = await eventually(async () => {

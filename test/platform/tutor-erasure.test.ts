@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { CRM_SCOPES } from '../../src/flow/keys/scopes.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { ALL_SCOPES, CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
+import { CRM_TEST_ENV, loginCookie, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { dumpDatabase } from '../helpers/dump.ts';
 import { createClinicWithKeys } from '../helpers/notes.ts';
-import { filesUnder, fixture, multipartBody, waitUntilSettled } from '../helpers/uploads.ts';
+import { filesUnder, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
 // The tutor's erasure request as a new user meets it (docs/privacy.md, "One tutor, answered with two
 // calls"): the tutor is a CRM contact with a pet and a satisfaction survey, and the owner of a patient
@@ -16,7 +17,7 @@ const t = await createTestApp({ env: CRM_TEST_ENV, startWorkers: true });
 const { app } = t;
 const db = t.db.database.db;
 const home = await makeWorkspace(t);
-const key = await makeKey(t, home.workspaceId, ALL_SCOPES);
+const key = await makeKey(t, home.workspaceId, CRM_SCOPES);
 const cookie = await loginCookie(app, home.admin.email, home.admin.password);
 const clinic = await createClinicWithKeys(t.db.database);
 
@@ -64,18 +65,13 @@ it('a tutor with a CRM contact, a pet, a survey and three notes (one signed) is 
   // The Notes side: three consultations of the tutor's dog, filed under the tutor's id; one signed.
   const ids: string[] = [];
   for (const _ of [1, 2, 3]) {
-    const body = await multipartBody({
-      audio: { bytes: fixture('consultation.mp3'), fileName: 'consulta.mp3' },
-      metadata: { name: TUTOR.pet, external_id: TUTOR.externalId, metadata: [{ key: 'tutor', value: TUTOR.name }] },
-    });
-    const uploaded = await app.inject({
-      method: 'POST',
-      url: '/notes/v1/notes',
-      payload: body.payload,
-      headers: { ...body.headers, 'x-api-key': clinic.editor },
-    });
-    expect(uploaded.statusCode, uploaded.body).toBe(201);
-    ids.push(uploaded.json().data.id);
+    ids.push(
+      await uploadNote(app, clinic.editor, {
+        name: TUTOR.pet,
+        external_id: TUTOR.externalId,
+        metadata: [{ key: 'tutor', value: TUTOR.name }],
+      }),
+    );
   }
   for (const id of ids) expect(await waitUntilSettled(app, clinic.viewer, id)).toBe('completed');
   const signed = await notes('POST', `/notes/${ids[0]}/sign`, clinic.editor, {

@@ -169,8 +169,11 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
   };
 }
 
-/** An embedded database: persisted under `dataDir`, or in memory when `dataDir` is undefined. */
-export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+/**
+ * An embedded database: persisted under `dataDir`, or in memory when `dataDir` is undefined.
+ * `loadDataDir` starts it from a PGlite data-directory tarball (`dumpDataDir`) instead of empty.
+ */
+export async function openEmbedded(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<Database> {
   let releaseLock = () => {};
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -181,7 +184,11 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
   let client: PGlite;
   try {
     // The extensions the migrations create (accent-insensitive name search); Postgres has them in contrib.
-    client = await PGliteClass.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm, unaccent } });
+    client = await PGliteClass.create({
+      ...(dataDir ? { dataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      extensions: { pg_trgm, unaccent },
+    });
   } catch (error) {
     releaseLock();
     throw error;
