@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { raceBehindLock } from '../helpers/database.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 
 // What a clinic may hold (templates, webhook endpoints, active API keys) and how their lists page.
 const { app, db } = await createTestApp();
-const as = (key: string) => ({ 'x-api-key': key });
 const run = (query: ReturnType<typeof sql>) => db.database.db.execute(query);
 
 const SECTIONS = JSON.stringify([

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { toneParts } from '../helpers/live-parts.ts';
-import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
+import { as, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { startFakeSpeechServer } from '../providers/fake-speech-server.ts';
 import type { ToneFormat } from '../providers/tone-audio.ts';
 
@@ -19,7 +19,6 @@ const { app, db } = await createTestApp({
 });
 const clinic = await createClinicWithKeys(db.database);
 
-const as = (key: string) => ({ 'x-api-key': key });
 const read = async (id: string, what = '') =>
   (await app.inject({ method: 'GET', url: `${PREFIX}/notes/${id}${what}`, headers: as(clinic.viewer) })).json();
 const words = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `w${from + k}`);

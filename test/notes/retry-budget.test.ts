@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LIVE_PART_QUEUE } from '../../src/notes/live/live-part.job.ts';
 import { CHUNK_TRIES, LIVE_PART_MAX_RUNS, NOTE_MAX_RUNS } from '../../src/notes/processing/retry-budget.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
+import { as, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { fixture, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { json, startFakeServer } from '../providers/fake-openai-server.ts';
 
@@ -45,8 +45,12 @@ describe('the retry budget of a live part the server never transcribes', () => {
   it(`sends it ${LIVE_PART_MAX_RUNS} runs × ${CHUNK_TRIES} tries from its own job, then stops`, async () => {
     // Every note before this one has failed: whatever the server receives from now on is this part's.
     const before = whisper.requests.length;
-    const as = { 'x-api-key': clinic.editor };
-    const created = await app.inject({ method: 'POST', url: `${PREFIX}/notes/live`, payload: { name: 'Parte teimosa' }, headers: as });
+    const created = await app.inject({
+      method: 'POST',
+      url: `${PREFIX}/notes/live`,
+      payload: { name: 'Parte teimosa' },
+      headers: as(clinic.editor),
+    });
     expect(created.statusCode, created.body).toBe(201);
     const id: string = created.json().data.id;
     // ~24 s: cut into pieces of at most 8 s, sent one at a time, so the first piece's failure ends each run.
@@ -54,7 +58,7 @@ describe('the retry budget of a live part the server never transcribes', () => {
       method: 'PUT',
       url: `${PREFIX}/notes/${id}/parts/1`,
       payload: fixture('consultation.wav'),
-      headers: { ...as, 'content-type': 'application/octet-stream' },
+      headers: { ...as(clinic.editor), 'content-type': 'application/octet-stream' },
     });
     expect(put.statusCode, put.body).toBe(201);
     await eventually(

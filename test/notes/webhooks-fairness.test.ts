@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
-import { createClinicWithKeys } from '../helpers/notes.ts';
+import { as, createClinicWithKeys } from '../helpers/notes.ts';
 import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 
 // Clinic A's receiver holds every request open: each attempt waits out the whole timeout. The
@@ -14,7 +14,6 @@ const { app, db } = await createTestApp({
 });
 const noisy = await createClinicWithKeys(db.database, 'Clínica Barulhenta');
 const quiet = await createClinicWithKeys(db.database, 'Clínica Quieta');
-const as = (key: string) => ({ 'x-api-key': key });
 
 /** A receiver that accepts every request and never answers; counts the requests it holds at once. */
 async function startHangingReceiver() {

@@ -33,10 +33,8 @@ interface Sample {
 }
 
 describe.runIf(onPostgres)('requests sent into a black-holed database', async () => {
-  if (!onPostgres) {
-    it('needs real Postgres', () => {});
-    return;
-  }
+  // describe.runIf still runs this body to collect it: on the embedded database set nothing up.
+  if (!onPostgres) return;
   const testDb = await createTestDatabase();
   const { proxy, url: proxiedUrl } = await TcpProxy.inFrontOf(testDb.url as string);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vetflow-blackhole-requests-'));
