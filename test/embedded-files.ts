@@ -29,6 +29,11 @@ export const EMBEDDED_FILES = [
   'test/flow/contacts-changes.test.ts',
   'test/flow/brute-force.test.ts',
   'test/notes/rate-limit.test.ts',
+  // Identity columns and the batch function's write order (the audit trail), the live notes'
+  // partial index and per-month sums, the erasure log's generated key in app_settings.
+  'test/flow/audit-order.test.ts',
+  'test/notes/live-quota.test.ts',
+  'test/notes/erasure-log-key.test.ts',
   // The queue and the notifications: pg-boss's PGlite backend, cache invalidation without LISTEN
   // across processes, and the note pipeline that runs on them.
   'test/platform/jobs.test.ts',
