@@ -8,8 +8,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { AudioSplitError, FileWindow } from './file-io.ts';
 import { type AudioFormat, sniffAudioFormat } from './format.ts';
-import { openFrameSource } from './frames.ts';
-import { readLayout } from './wav.ts';
+import { joinedSeconds } from './join.ts';
 
 /** Box headers an m4a may make the walk read before it gives up (a recording has a few dozen). */
 export const MAX_MP4_BOXES_WALKED = 4096;
@@ -41,18 +40,9 @@ export async function probeDurationSeconds(filePath: string): Promise<number | n
 }
 
 async function secondsOf(format: AudioFormat, filePath: string, handle: FileHandle, size: number): Promise<number | null> {
-  if (format === 'wav') {
-    const layout = await readLayout(handle, size);
-    return (Math.floor(layout.dataBytes / layout.blockAlign) * layout.blockAlign) / layout.byteRate;
-  }
+  // An m4a's sample table is never read here (the join reads it, for files it has already accepted).
   if (format === 'm4a') return mp4TrackSeconds(new FileWindow(handle, size));
-  const source = await openFrameSource(filePath, format);
-  try {
-    const range = await source.range(0, Number.POSITIVE_INFINITY);
-    return range.endSeconds - range.offsetSeconds;
-  } finally {
-    await source.handle.close();
-  }
+  return joinedSeconds(format, filePath);
 }
 
 interface BoxHeader {

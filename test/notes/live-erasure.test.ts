@@ -2,8 +2,8 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
+import { createLiveNote, putPart } from '../helpers/live-notes.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
-import { fixture } from '../helpers/uploads.ts';
 
 // A live note's parts are files of its recording: deleting the note removes them with it.
 
@@ -15,19 +15,8 @@ const filesOf = (noteId: string) =>
 
 describe('erasure of a live note', () => {
   it('deletes the files of its parts', async () => {
-    const created = await app.inject({
-      method: 'POST',
-      url: `${PREFIX}/notes/live`,
-      headers: { 'x-api-key': clinic.editor },
-      payload: { name: 'Parte apagada' },
-    });
-    const noteId = created.json().data.id as string;
-    const part = await app.inject({
-      method: 'PUT',
-      url: `${PREFIX}/notes/${noteId}/parts/1`,
-      headers: { 'x-api-key': clinic.editor, 'content-type': 'audio/wav' },
-      payload: fixture('consultation.wav'),
-    });
+    const noteId = await createLiveNote(app, clinic.editor, 'Parte apagada');
+    const part = await putPart(app, clinic.editor, noteId, 1);
     expect(part.statusCode, part.body).toBe(201);
     expect(filesOf(noteId)).toHaveLength(1);
 

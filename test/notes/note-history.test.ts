@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
+import { putPart } from '../helpers/live-notes.ts';
 import { createClinicWithKeys, notesRoutes, PREFIX, routeLabel } from '../helpers/notes.ts';
 import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 
@@ -129,12 +130,7 @@ const recipes: Record<string, Recipe> = {
     status: 202,
     async prepare() {
       const noteId = await liveNote('Concluir');
-      const part = await app.inject({
-        method: 'PUT',
-        url: `${PREFIX}/notes/${noteId}/parts/1`,
-        headers: { 'x-api-key': clinic.editor, 'content-type': 'audio/wav' },
-        payload: fixture('consultation.wav'),
-      });
+      const part = await putPart(app, clinic.editor, noteId, 1);
       expect(part.statusCode, part.body).toBe(201);
       return { noteId, url: `${PREFIX}/notes/${noteId}/complete`, payload: { parts: 1 } };
     },

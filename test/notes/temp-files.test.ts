@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { notesTempDirs, staleTempSeconds, sweepTempFiles } from '../../src/notes/processing/temp-dir.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { createLiveNote, putPart } from '../helpers/live-notes.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
-import { fixture } from '../helpers/uploads.ts';
 
 // Audio a killed process left in DATA_DIR/tmp (an upload or a live part being received, a live
 // part's request or join, long audio's chunks) is swept when a process starts, and hourly, once it
@@ -67,19 +67,8 @@ describe('temporary files', () => {
   });
 
   it("of a note go with the note's deletion, whatever their age", async () => {
-    const created = await app.inject({
-      method: 'POST',
-      url: `${PREFIX}/notes/live`,
-      headers: { 'x-api-key': clinic.editor },
-      payload: { name: 'Temporários' },
-    });
-    const noteId = created.json().data.id as string;
-    const part = await app.inject({
-      method: 'PUT',
-      url: `${PREFIX}/notes/${noteId}/parts/1`,
-      headers: { 'x-api-key': clinic.editor, 'content-type': 'audio/wav' },
-      payload: fixture('consultation.wav'),
-    });
+    const noteId = await createLiveNote(app, clinic.editor, 'Temporários');
+    const part = await putPart(app, clinic.editor, noteId, 1);
     expect(part.statusCode, part.body).toBe(201);
     const own = leaveEverywhere(false, noteId).slice(1);
     const others = leaveEverywhere(false).slice(1);

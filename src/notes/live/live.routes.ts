@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { idempotencyKeyOf } from '../../platform/http/idempotency-key.ts';
 import { LINGERING_CLOSE_NOTE } from '../../platform/http/lingering-close.ts';

@@ -1,14 +1,31 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from '../../platform/http/schemas.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import { notesCallerOf } from '../auth/notes-access.ts';
 import { PartParams } from '../live/live.schemas.ts';
 import { NoteIdParams } from '../store/note.schemas.ts';
-import type { AudioService } from './audio.service.ts';
+import type { AudioAnswer, AudioService } from './audio.service.ts';
 
 const Audio = z.string().meta({ format: 'binary', description: 'The recording, or the range asked' });
 const AUDIO_TYPES = ['audio/mpeg', 'audio/wav', 'audio/mp4', 'audio/aac'];
 const audioContent = Object.fromEntries(AUDIO_TYPES.map((type) => [type, { schema: Audio }]));
+const RangeHeaders = z.object({ range: z.string().optional().meta({ description: 'e.g. `bytes=0-65535`, `bytes=1000-`, `bytes=-500`' }) });
+
+/** What a ranged audio route answers: the whole file, the range asked, or an error. */
+const rangedResponses = (whole: string) => ({
+  200: { description: whole, content: audioContent },
+  206: { description: 'The range asked (`Content-Range: bytes a-b/size`)', content: audioContent },
+  ...errorResponses(400, 401, 403, 404, 409, 410, 416, 429),
+});
+
+/** A stream, which Fastify pipes as it is (the schema documents it; nothing serialises it). */
+function sendAudio(reply: FastifyReply, answer: AudioAnswer) {
+  return reply
+    .code(answer.statusCode)
+    .headers(answer.headers)
+    .send(answer.body as never);
+}
 
 export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioService }) {
   app.get(
@@ -32,12 +49,8 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
           "Each fetch is recorded in the note's history (`audio_fetched`).",
         tags: ['Notes'],
         params: NoteIdParams,
-        headers: z.object({ range: z.string().optional().meta({ description: 'e.g. `bytes=0-65535`, `bytes=1000-`, `bytes=-500`' }) }),
-        response: {
-          200: { description: 'The whole recording', content: audioContent },
-          206: { description: 'The range asked (`Content-Range: bytes a-b/size`)', content: audioContent },
-          ...errorResponses(400, 401, 403, 404, 409, 410, 416, 429),
-        },
+        headers: RangeHeaders,
+        response: rangedResponses('The whole recording'),
       },
     },
     async (request, reply) => {
@@ -46,11 +59,7 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
         range: request.headers.range,
         record: request.method === 'GET',
       });
-      // A stream, which Fastify pipes as it is (the schema above documents it; nothing serialises it).
-      return reply
-        .code(answer.statusCode)
-        .headers(answer.headers)
-        .send(answer.body as never);
+      return sendAudio(reply, answer);
     },
   );
 
@@ -69,12 +78,8 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
           "audio retention → 410 `AUDIO_EXPIRED`. Each fetch is recorded in the note's history (`audio_fetched`, `details.part`).",
         tags: ['Live capture'],
         params: PartParams,
-        headers: z.object({ range: z.string().optional().meta({ description: 'e.g. `bytes=0-65535`, `bytes=1000-`, `bytes=-500`' }) }),
-        response: {
-          200: { description: 'The whole part', content: audioContent },
-          206: { description: 'The range asked (`Content-Range: bytes a-b/size`)', content: audioContent },
-          ...errorResponses(400, 401, 403, 404, 409, 410, 416, 429),
-        },
+        headers: RangeHeaders,
+        response: rangedResponses('The whole part'),
       },
     },
     async (request, reply) => {
@@ -84,10 +89,7 @@ export async function audioRoutes(app: AppInstance, { audio }: { audio: AudioSer
         range: request.headers.range,
         record: request.method === 'GET',
       });
-      return reply
-        .code(answer.statusCode)
-        .headers(answer.headers)
-        .send(answer.body as never);
+      return sendAudio(reply, answer);
     },
   );
 }
