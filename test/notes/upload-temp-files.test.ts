@@ -3,6 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createTestApp, eventually } from '../helpers/app.ts';
+import { createLiveNote } from '../helpers/live-notes.ts';
 import { toneClip } from '../helpers/live-parts.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { filesUnder, fixture, multipartBody } from '../helpers/uploads.ts';
@@ -60,15 +61,7 @@ function send(
   });
 }
 
-async function liveNote(): Promise<string> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: `${PREFIX}/notes/live`,
-    payload: { name: 'Mel' },
-    headers: { 'x-api-key': keys.editor },
-  });
-  return response.json().data.id;
-}
+const liveNote = () => createLiveNote(t.app, keys.editor, 'Mel');
 
 const notes = { ...upload.headers, 'x-api-key': keys.editor };
 const part = { 'x-api-key': keys.editor, 'content-type': 'audio/mpeg' };

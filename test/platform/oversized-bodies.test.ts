@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PART_MAX_BYTES } from '../../src/notes/live/live.schemas.ts';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../../src/platform/http/lingering-close.ts';
 import { createTestApp } from '../helpers/app.ts';
+import { createLiveNote } from '../helpers/live-notes.ts';
 import { createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { filesUnder } from '../helpers/uploads.ts';
 
@@ -155,16 +156,7 @@ function sendRegardless(
   });
 }
 
-async function liveNote(): Promise<string> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: `${PREFIX}/notes/live`,
-    payload: { name: 'Mel' },
-    headers: { 'x-api-key': keys.editor },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().data.id;
-}
+const liveNote = () => createLiveNote(t.app, keys.editor, 'Mel');
 
 function expectReadable(outcome: Outcome, status: number, code: string) {
   expect(outcome.errorBeforeAnswer, outcome.body).toBeUndefined();
