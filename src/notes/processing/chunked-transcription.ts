@@ -5,7 +5,7 @@
 // (and by the next attempt or any later job when a crash left them).
 
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,8 +38,6 @@ export interface ChunkedTranscriptionDeps {
   tempRoot: string;
   /** First delay between tries of one chunk (retry-budget.ts). */
   retryDelaySeconds: number;
-  /** A per-note directory older than this belongs to a dead job and is removed. */
-  staleTempSeconds: number;
 }
 
 export async function transcribeNoteAudio(
@@ -64,8 +62,8 @@ export async function transcribeNoteAudio(
 
   const done = await recordChunkPlan(note.id, plan, deps.db);
   const dir = path.join(deps.tempRoot, note.id);
-  await sweepStaleDirs(deps.tempRoot, deps.staleTempSeconds * 1000);
-  // A crashed attempt at this note may have left its files: start clean.
+  // A crashed attempt at this note may have left its files: start clean. Those of other notes whose
+  // jobs died go with the process-wide sweep of DATA_DIR/tmp (temp-dir.ts, TempFileSweeper).
   await rm(dir, { recursive: true, force: true });
   try {
     const missing = plan.filter((chunk) => !done.has(chunk.index));
@@ -258,21 +256,5 @@ export async function copyStored(storage: AudioStorage, key: string, target: str
       retryable: true,
       cause: error,
     });
-  }
-}
-
-/** Directories of jobs that died long ago (their notes were handed on or failed meanwhile). */
-async function sweepStaleDirs(root: string, olderThanMs: number): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await readdir(root);
-  } catch {
-    return;
-  }
-  const before = Date.now() - olderThanMs;
-  for (const entry of entries) {
-    const dir = path.join(root, entry);
-    const info = await stat(dir).catch(() => null);
-    if (info && info.mtimeMs < before) await rm(dir, { recursive: true, force: true });
   }
 }

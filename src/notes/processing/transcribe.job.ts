@@ -97,7 +97,6 @@ export function transcribeJob(deps: ProcessingDeps) {
                 limits: deps.transcriptionLimits,
                 tempRoot: deps.tempDir,
                 retryDelaySeconds: deps.retryDelaySeconds,
-                staleTempSeconds: deps.timeoutSeconds * 2 + 60,
               },
               note,
               signal,
