@@ -8,6 +8,7 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import { generateNotesKey, NOTES_KEY_INVALIDATION, smallestRoleFor } from '../auth/api-key.ts';
 import type { KeyAuthenticator } from '../auth/key-authenticator.ts';
 import { type NotesCaller, type Permission, ROLE_PERMISSIONS, ROLES, type Role } from '../callers.ts';
+import { refuseAtLimit } from '../store/clinic-limits.ts';
 import { lockClinic } from '../store/notes.repo.ts';
 import {
   countActiveKeys,
@@ -75,13 +76,12 @@ async function createKey({ db }: KeysDeps, caller: NotesCaller, input: z.infer<t
     await lockClinic(caller.clinicId, tx);
     const creator = await findKeyById(caller.keyId, tx);
     if (creator?.revokedAt) throw new AppError('INVALID_API_KEY', 'This API key has been revoked');
-    if ((await countActiveKeys(caller.clinicId, tx)) >= ACTIVE_KEY_LIMIT) {
-      throw new AppError(
-        'LIMIT_REACHED',
-        `A clinic may have at most ${ACTIVE_KEY_LIMIT} active API keys: revoke one first (revoked, disabled and expired keys do not count)`,
-        { limit: ACTIVE_KEY_LIMIT, resource: 'api_keys' },
-      );
-    }
+    refuseAtLimit(
+      await countActiveKeys(caller.clinicId, tx),
+      ACTIVE_KEY_LIMIT,
+      'api_keys',
+      `A clinic may have at most ${ACTIVE_KEY_LIMIT} active API keys: revoke one first (revoked, disabled and expired keys do not count)`,
+    );
     const { expiresAt, capped } = capExpiry(requested, creator?.expiresAt ?? null);
     const inserted = await insertKey(
       { clinicId: caller.clinicId, name: input.name, role, permissions, keyHash: hash, prefix, expiresAt, createdByKeyId: caller.keyId },

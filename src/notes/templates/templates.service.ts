@@ -4,6 +4,7 @@ import { uniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError } from '../../platform/errors.ts';
 import { pageOf } from '../../platform/http/pagination.ts';
 import type { NotesCaller } from '../callers.ts';
+import { refuseAtLimit } from '../store/clinic-limits.ts';
 import { lockClinic } from '../store/notes.repo.ts';
 import { BUILTIN_TEMPLATES, builtinById, builtinBySlug, PADRAO } from './builtin-templates.ts';
 import { fromRow } from './find-template.ts';
@@ -89,12 +90,12 @@ async function createTemplate(deps: TemplatesDeps, caller: NotesCaller, input: C
   try {
     return await deps.db.transaction(async (tx) => {
       await lockClinic(caller.clinicId, tx);
-      if ((await countClinicTemplates(caller.clinicId, tx)) >= TEMPLATE_LIMIT) {
-        throw new AppError('LIMIT_REACHED', `A clinic may have at most ${TEMPLATE_LIMIT} templates of its own: delete one first`, {
-          limit: TEMPLATE_LIMIT,
-          resource: 'templates',
-        });
-      }
+      refuseAtLimit(
+        await countClinicTemplates(caller.clinicId, tx),
+        TEMPLATE_LIMIT,
+        'templates',
+        `A clinic may have at most ${TEMPLATE_LIMIT} templates of its own: delete one first`,
+      );
       return fromRow(await insertTemplate({ clinicId: caller.clinicId, slug: input.slug, name: input.name, sections }, tx));
     });
   } catch (error) {

@@ -7,6 +7,7 @@ import { pageOf } from '../../platform/http/pagination.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import { generateSigningSecret } from '../../platform/webhook-signature.ts';
 import type { NotesCaller } from '../callers.ts';
+import { refuseAtLimit } from '../store/clinic-limits.ts';
 import { lockClinic } from '../store/notes.repo.ts';
 import { type DeliveryWithEvent, findDelivery, findEvent, listDeliveries } from './deliveries.repo.ts';
 import {
@@ -88,12 +89,12 @@ async function createWebhook(deps: WebhooksDeps, caller: NotesCaller, input: z.i
   // Counted under the clinic's lock: of two creations at the cap minus one, only one passes.
   const row = await deps.db.transaction(async (tx) => {
     await lockClinic(caller.clinicId, tx);
-    if ((await countEndpoints(caller.clinicId, tx)) >= WEBHOOK_ENDPOINT_LIMIT) {
-      throw new AppError('LIMIT_REACHED', `A clinic may have at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints: delete one first`, {
-        limit: WEBHOOK_ENDPOINT_LIMIT,
-        resource: 'webhooks',
-      });
-    }
+    refuseAtLimit(
+      await countEndpoints(caller.clinicId, tx),
+      WEBHOOK_ENDPOINT_LIMIT,
+      'webhooks',
+      `A clinic may have at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints: delete one first`,
+    );
     return insertEndpoint(
       { id, clinicId: caller.clinicId, url, description: input.description ?? null, events: input.events, secretEncrypted },
       tx,
