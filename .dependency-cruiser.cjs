@@ -17,7 +17,7 @@
 const FEATURE_FLOORS = {
   notes: [
     ['auth', 'store'],
-    ['history', 'keys', 'reads', 'templates', 'vitals', 'webhooks'],
+    ['history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'processing', 'sections', 'settings'],
     ['record', 'upload'],
     ['live'],

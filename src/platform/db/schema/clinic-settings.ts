@@ -21,5 +21,9 @@ export const clinicSettings = pgTable('clinic_settings', {
    * audio-retention.ts); 0 = at the first retention run after completion; null = kept.
    */
   audioRetentionDays: integer('audio_retention_days'),
+  /** IANA time zone of the clinic: the visit date of a note that names none is its creation day there. */
+  timezone: text('timezone').notNull().default('America/Sao_Paulo'),
+  /** The clinic's own drug names (brands, compounded products), added to the plan's lexicon for its notes. */
+  drugNames: jsonb('drug_names').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

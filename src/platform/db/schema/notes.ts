@@ -1,4 +1,4 @@
-import { bigint, boolean, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
+import { bigint, boolean, date, index, integer, jsonb, pgTable, real, sql, text, timestamp, uuid } from '../drizzle.ts';
 import { clinics } from './clinics.ts';
 
 export type TranscriptionStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -69,6 +69,16 @@ export const notes = pgTable(
     species: text('species'),
     /** Vitals read from the transcript at completion, flagged against the clinic's ranges then. */
     vitals: jsonb('vitals').$type<StoredVital[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * What the veterinarian decided (notes/plan/): medications, exams, vaccines and follow-ups read
+     * from the transcript at completion; null until completed (src/notes/store/plan.schemas.ts Plan).
+     */
+    plan: jsonb('plan').$type<StoredPlan | null>(),
+    /**
+     * The day of the consultation (`YYYY-MM-DD`): the upload's / live body's `visit_date`, else the
+     * day the note was created in the clinic's time zone. Follow-ups' due dates count from it.
+     */
+    visitDate: date('visit_date', { mode: 'string' }),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
     attempts: integer('attempts').notNull().default(0),
     processingStartedAt: timestamp('processing_started_at', { withTimezone: true }),
@@ -124,6 +134,14 @@ export interface StoredReviewFlag {
   sentence: string | null;
   reason: string;
   token: string | null;
+}
+
+/** A plan as the API shows it (src/notes/store/plan.schemas.ts Plan). */
+export interface StoredPlan {
+  medications: Record<string, unknown>[];
+  exams: Record<string, unknown>[];
+  vaccines: Record<string, unknown>[];
+  follow_ups: Record<string, unknown>[];
 }
 
 /** A vital as the API shows it (src/notes/store/vitals.schemas.ts Vital). */
