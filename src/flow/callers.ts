@@ -40,7 +40,14 @@ export const OPERATOR: OperatorCaller = { kind: 'operator' };
  * (anonymising a contact for good, docs/privacy.md) is its own scope: a key that may delete (and so
  * restore) contacts may not erase them unless it is given that too.
  */
-export const CRM_SCOPES = ['contacts:write', 'contacts:read', 'contacts:delete', 'contacts:erase', 'satisfaction:write'] as const;
+export const CRM_SCOPES = [
+  'contacts:write',
+  'contacts:read',
+  'contacts:delete',
+  'contacts:erase',
+  'satisfaction:write',
+  'messages:send',
+] as const;
 export type CrmScope = (typeof CRM_SCOPES)[number];
 
 /** A logged-in CRM user's session, as the session guard attaches it to the request. */

@@ -13,7 +13,9 @@ import { type CrmContactsService, crmContactsService } from './crm/crm-contacts.
 import { type PipelineService, pipelineService } from './crm/pipeline.service.ts';
 import { type SettingsService, settingsService } from './crm/settings.service.ts';
 import { type CrmKeysService, crmKeysService } from './keys/keys.service.ts';
-import { surveyMessageJob } from './surveys/survey-message.job.ts';
+import { chatMessageJob } from './messages/chat-message.job.ts';
+import { type CrmLinkService, crmLinkService } from './messages/crm-link.service.ts';
+import { type MessagesService, messagesService } from './messages/messages.service.ts';
 import { type SurveysService, surveysService } from './surveys/surveys.service.ts';
 import { type WorkspaceUsersService, workspaceUsersService } from './users/workspace-users.service.ts';
 
@@ -42,6 +44,9 @@ export interface FlowServices {
   readonly erasure: ContactErasureService;
   readonly contactExport: ContactExportService;
   readonly surveys: SurveysService;
+  readonly messages: MessagesService;
+  /** What the Notes API does with a clinic's linked CRM key (owner summaries sent to tutors). */
+  readonly crmLink: CrmLinkService;
 }
 
 /**
@@ -50,7 +55,9 @@ export interface FlowServices {
  */
 export function createFlowModule(config: Config, database: Database, jobs: JobQueue, provider: MessagingProvider): FlowModule {
   const db = database.db;
-  const surveyMessage = jobs.register(surveyMessageJob({ db, provider, retryDelaySeconds: config.MESSAGING_RETRY_DELAY_SECONDS }));
+  const chatMessage = jobs.register(chatMessageJob({ db, provider, retryDelaySeconds: config.MESSAGING_RETRY_DELAY_SECONDS }));
+  const upserter = contactUpserter({ db, batchItemsPerMinute: config.CRM_BATCH_ITEMS_PER_MINUTE });
+  const messages = messagesService({ db, jobs, job: chatMessage });
   return {
     services: {
       sessions: sessionsService({ db, config }),
@@ -60,12 +67,14 @@ export function createFlowModule(config: Config, database: Database, jobs: JobQu
       audit: auditService({ db }),
       pipeline: pipelineService({ db }),
       settings: settingsService({ db }),
-      upserter: contactUpserter({ db, batchItemsPerMinute: config.CRM_BATCH_ITEMS_PER_MINUTE }),
+      upserter,
       contacts: externalContactsService({ db }),
       changes: contactChangesService({ db }),
       erasure: contactErasureService({ db }),
       contactExport: contactExportService({ db }),
-      surveys: surveysService({ db, jobs, job: surveyMessage }),
+      surveys: surveysService({ db, jobs, job: chatMessage }),
+      messages,
+      crmLink: crmLinkService({ db, upserter, messages }),
     },
   };
 }

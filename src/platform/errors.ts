@@ -75,6 +75,8 @@ export const ERROR_STATUS = {
   EMAIL_TAKEN: 409,
   USER_NOT_FOUND: 404,
   CONTACT_NOT_FOUND: 404,
+  // a message for a tutor the CRM does not know, without the name and phone to create the contact
+  TUTOR_REQUIRED: 422,
   LEAD_NOT_FOUND: 404,
   DUPLICATE_PHONE: 409,
   DUPLICATE_EXTERNAL_ID: 409,

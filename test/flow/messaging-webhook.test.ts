@@ -40,6 +40,7 @@ const message = {
   to: '+5531977771234',
   kind: 'satisfaction_survey',
   body: 'Como foi a consulta?',
+  template: null,
 };
 
 describe('the messaging webhook', () => {
@@ -54,6 +55,19 @@ describe('the messaging webhook', () => {
     expect(verified).toMatchObject({ message_id: message.messageId, to: message.to });
     // Another secret does not verify: the signature is the sender's proof.
     expect(() => new Webhook(generateSigningSecret()).verify(hit!.body, hit!.headers as Record<string, string>)).toThrow();
+  });
+
+  it('carries a WhatsApp template with the body as its one parameter, under the signature', async () => {
+    const secret = generateSigningSecret();
+    const receiver = await gateway(() => ({ status: 200 }));
+    const provider = createWebhookProvider({ url: receiver.url, secret });
+    await provider.send({ ...message, kind: 'visit_summary', template: { name: 'orientacoes_consulta', language: 'pt_BR' } });
+    const verified = new Webhook(secret).verify(receiver.hits[0]!.body, receiver.hits[0]!.headers as Record<string, string>);
+    expect(verified).toMatchObject({
+      kind: 'visit_summary',
+      body: message.body,
+      template: { name: 'orientacoes_consulta', language: 'pt_BR', parameters: [message.body] },
+    });
   });
 
   it('treats a redirect as a failure and never follows it', async () => {

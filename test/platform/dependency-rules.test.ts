@@ -61,7 +61,7 @@ describe('npm run check:deps', () => {
     ['api-trees-use-providers-through-ports', { 'notes/live/live.service.ts': 'providers/storage/s3.ts', 'providers/storage/s3.ts': null }],
     [
       'api-trees-use-providers-through-ports',
-      { 'flow/surveys/survey-message.job.ts': 'providers/adapters.ts', 'providers/adapters.ts': null },
+      { 'flow/messages/chat-message.job.ts': 'providers/adapters.ts', 'providers/adapters.ts': null },
     ],
     [
       'api-trees-do-not-import-models',

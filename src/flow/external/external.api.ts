@@ -2,6 +2,7 @@ import type { AppInstance } from '../../platform/http/types.ts';
 import { registerRateLimit } from '../../platform/rate-limit.ts';
 import { externalContactRoutes } from '../contacts/contacts.routes.ts';
 import type { FlowServices } from '../flow.module.ts';
+import { externalMessageRoutes } from '../messages/messages.routes.ts';
 import { externalSurveyRoutes } from '../surveys/surveys.routes.ts';
 import { enforceExternalAuth } from './external-auth.ts';
 import { keyIdentityRoutes } from './identity.routes.ts';
@@ -31,4 +32,5 @@ export async function externalApi(app: AppInstance, { services }: { services: Fl
     contactExport: services.contactExport,
   });
   await app.register(externalSurveyRoutes, { surveys: services.surveys });
+  await app.register(externalMessageRoutes, { messages: services.messages });
 }

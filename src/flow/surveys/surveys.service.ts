@@ -6,9 +6,9 @@ import type { ApiKeyCaller } from '../callers.ts';
 import { phoneOrThrow } from '../contacts/contact-input.ts';
 import { findMatch } from '../contacts/contacts.repo.ts';
 import { claimSurvey, findActiveLead, latestChat } from '../crm/pipeline.repo.ts';
+import type { ChatMessageJob } from '../messages/chat-message.job.ts';
+import { insertChatMessage } from '../messages/messages.repo.ts';
 import { findWorkspace } from '../workspaces/workspaces.repo.ts';
-import type { surveyMessageJob } from './survey-message.job.ts';
-import { insertChatMessage } from './surveys.repo.ts';
 
 export const DEFAULT_SURVEY_REASON = 'visit_completed_external';
 /** Why a trigger did nothing (the `reason` of a `triggered: false` answer). */
@@ -33,7 +33,7 @@ const SURVEY_TEXT = 'Olá! Obrigado pela visita. De 0 a 10, quanto você recomen
 export interface SurveyDeps {
   db: Db;
   jobs: JobQueue;
-  job: ReturnType<typeof surveyMessageJob>;
+  job: ChatMessageJob;
 }
 
 /**

@@ -8,6 +8,8 @@ export interface OutboundMessage {
   readonly to: string;
   readonly kind: string;
   readonly body: string;
+  /** A WhatsApp template to send the body in, as its one parameter; null for a free-form message. */
+  readonly template: { readonly name: string; readonly language: string } | null;
 }
 
 export interface MessagingProvider {

@@ -29,6 +29,10 @@ export function createWebhookProvider(options: WebhookProviderOptions): Messagin
         to: message.to,
         kind: message.kind,
         body: message.body,
+        // The gateway fills the template's one parameter with the body (the approved text, word for word).
+        template: message.template
+          ? { name: message.template.name, language: message.template.language, parameters: [message.body] }
+          : null,
       });
       const response = await fetch(options.url, {
         method: 'POST',
