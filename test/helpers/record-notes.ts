@@ -1,4 +1,3 @@
-import { expect } from 'vitest';
 import { noteOutcomes } from '../../src/notes/processing/note-outcome.ts';
 import { claimForProcessing, insertNote } from '../../src/notes/store/notes.repo.ts';
 import type { Plan } from '../../src/notes/store/plan.schemas.ts';
@@ -8,7 +7,7 @@ import { sql } from '../../src/platform/db/drizzle.ts';
 import { SECTION_LABELS, SECTION_TITLES } from '../../src/providers/sectioning/port.ts';
 
 // Completed notes written through the pipeline's own repo calls (no audio, no worker): the record's
-// tests and benchmark need many notes with chosen texts, vitals and plans, fast.
+// tests and benchmark (bench/record.ts) need many notes with chosen texts, vitals and plans, fast.
 
 export interface CompletedNoteInput {
   clinicId: string;
@@ -45,7 +44,10 @@ export async function completedNote(database: Database, input: CompletedNoteInpu
   const labelOf = (title: string) => SECTION_LABELS.find((label) => SECTION_TITLES[label] === title) ?? 'observations';
   const sections = input.sections.map(([title, content]) => ({ label: labelOf(title), title, content, evidence: [] }));
   const outcomes = noteOutcomes({ db, events: NO_NOTE_EVENTS });
-  expect(await outcomes.complete(note.id, transcript, { style: 'verbatim' as const, sections, reviewFlags: [] })).toBe(true);
+  // No expect here: bench/record.ts builds its patient with this too.
+  if (!(await outcomes.complete(note.id, transcript, { style: 'verbatim' as const, sections, reviewFlags: [] }))) {
+    throw new Error(`note ${note.id} did not complete`);
+  }
   // What the completion would have read from the words: set as the extraction would have stored it.
   await db.execute(
     sql`update notes set species = ${input.species ?? null}, vitals = ${JSON.stringify(input.vitals ?? [])}::jsonb,

@@ -292,3 +292,39 @@ describe('clinic_profile in /settings', () => {
     expect((await call('GET', '/settings', clinic.viewer)).json().data.clinic_profile.name).toBe('Clínica Veterinária São Francisco');
   });
 });
+
+describe('a 200-note patient', () => {
+  it('exports every note, numbered pages, with the heap bounded (loosely: notes are read in batches and pages streamed)', {
+    timeout: 180_000,
+  }, async () => {
+    const sections: [string, string][] = [
+      ['Anamnese', 'Tutora relata vômitos há três dias, apetite diminuído, sem diarreia. Vacinação em dia.'],
+      ['Exame Físico', 'Mucosas róseas, TPC 2 s, desidratação leve (5%), dor à palpação abdominal cranial.'],
+      ['Tratamento', 'Omeprazol 1 mg/kg a cada 24 h por 7 dias; dieta leve em pequenas porções.'],
+    ];
+    for (let i = 0; i < 200; i++) {
+      await completedNote(db.database, { clinicId: clinic.clinicId, name: 'Paçoca', externalId: 'PAC-200', sections, plan: PLAN });
+    }
+    globalThis.gc?.();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }, 5);
+    const response = await recordOf('PAC-200', 'pdf');
+    clearInterval(sampler);
+    expect(response.statusCode).toBe(200);
+    const flat = pdfText(response.rawPayload).replace(/\s+/g, ' ');
+    expect(flat).toContain('Atendimento 1 de 200');
+    expect(flat).toContain('Atendimento 200 de 200');
+    const pages = Number(/página 1 de (\d+)/.exec(flat)?.[1]);
+    expect(pages).toBeGreaterThan(20);
+    expect(flat).toContain(`página ${pages} de ${pages}`);
+    // The whole PDF of 200 notes is a few MB; the heap must not grow by much more than the answer itself,
+    // which app.inject keeps whole (a real client reads it as it comes).
+    const growth = peak - before;
+    expect(growth, `heap grew ${(growth / 1e6).toFixed(1)} MB for a ${(response.rawPayload.length / 1e6).toFixed(1)} MB PDF`).toBeLessThan(
+      64_000_000 + 4 * response.rawPayload.length,
+    );
+  });
+});
