@@ -2,8 +2,9 @@
 // watched, against the same record as TXT (the baseline: the same transaction, index, history events
 // and batched reads, without the PDF layout). In this process, through the service the route calls,
 // on a fresh Postgres database; the answer's bytes are read to the end as a client would.
-// Memory: the heap and RSS growth while exporting a 20-note and a 200-note record of the same
-// notes' sizes — with the PDF streamed, the 200-note record must not need ten times the 20-note's.
+// Memory: the heap's peak growth while exporting a 20-note and a 200-note record of the same notes'
+// sizes — with the PDF streamed, the 200-note record must not need ten times the 20-note's. Run as
+// `node --expose-gc bench/run.ts record` for a GC before each export; without it the heap figures are noisier.
 
 import { performance } from 'node:perf_hooks';
 import type { NotesCaller } from '../src/notes/callers.ts';
@@ -13,7 +14,7 @@ import { runMigrations } from '../src/platform/db/migrate.ts';
 import { createClinicWithKeys } from '../test/helpers/notes.ts';
 import { completedNote } from '../test/helpers/record-notes.ts';
 import type { BenchDatabase } from './lib/database.ts';
-import { fmt, MB, median, type Row } from './lib/report.ts';
+import { fmt, median, type Row } from './lib/report.ts';
 
 const SECTIONS: [string, string][] = [
   ['Anamnese', 'Tutora relata vômitos há três dias, apetite diminuído, sem diarreia. Vacinação em dia; vermifugação há quatro meses.'],
@@ -27,16 +28,14 @@ async function patient(database: Parameters<typeof completedNote>[0], clinicId: 
   for (let i = 0; i < notes; i++) await completedNote(database, { clinicId, name: 'Tóbi', externalId, sections: SECTIONS });
 }
 
-/** Milliseconds to the last byte, and the heap / RSS growth over the run (sampled every 5 ms). */
+/** Milliseconds to the last byte, and the heap's peak growth over the run (sampled every 5 ms). */
 async function exportOnce(run: () => Promise<{ body: NodeJS.ReadableStream }>) {
   globalThis.gc?.();
   const before = process.memoryUsage();
   let peakHeap = before.heapUsed;
-  let peakRss = before.rss;
+  // RSS is not sampled: the heap a run grows stays mapped after a GC, so RSS says little per run.
   const sampler = setInterval(() => {
-    const now = process.memoryUsage();
-    peakHeap = Math.max(peakHeap, now.heapUsed);
-    peakRss = Math.max(peakRss, now.rss);
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 5);
   const started = performance.now();
   const { body } = await run();
@@ -44,7 +43,7 @@ async function exportOnce(run: () => Promise<{ body: NodeJS.ReadableStream }>) {
   for await (const chunk of body) bytes += (chunk as Buffer).length;
   const ms = performance.now() - started;
   clearInterval(sampler);
-  return { ms, bytes, heap: peakHeap - before.heapUsed, rss: peakRss - before.rss };
+  return { ms, bytes, heap: peakHeap - before.heapUsed };
 }
 
 export async function runRecordBench(database: BenchDatabase, rounds = 5): Promise<Row[]> {
@@ -87,12 +86,6 @@ export async function runRecordBench(database: BenchDatabase, rounds = 5): Promi
         baseline: fmt.mb(med(pdf20, 'heap')),
         ratio: fmt.ratio(med(pdf200, 'heap') / med(pdf20, 'heap')),
         target: 'well under 10× (streamed)',
-      },
-      {
-        measurement: 'peak RSS growth while exporting: 200-note PDF vs 20-note PDF',
-        value: fmt.mb(med(pdf200, 'rss')),
-        baseline: fmt.mb(med(pdf20, 'rss')),
-        ratio: fmt.ratio(med(pdf200, 'rss') / Math.max(med(pdf20, 'rss'), MB / 10)),
       },
     ];
   } finally {
