@@ -210,8 +210,15 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
     expect(draftPart).toContain('Rascunho — não assinado');
     expect(draftPart).not.toContain('Assinado por');
     expect(text).toContain('1. Amoxicilina — 20 mg/kg — via oral — a cada 12 h — por 7 dias');
-    expect(text).toContain('Motivo: Acréscimo do colar');
-    expect(text).toContain('Limpeza otológica diária por sete dias.');
+    // Amendments in place: under the section they changed, oldest first, the replaced text quoted, before the signature.
+    const amendedPart = text.slice(at('Atendimento 3 de 3'));
+    const place = (needle: string) => amendedPart.indexOf(needle);
+    expect(place('Tratamento\n----------\nLimpeza otológica diária por dez dias; colar elizabetano.\n  [Adendo 1 — ')).toBeGreaterThan(0);
+    expect(place('Motivo: Duração corrigida após reavaliação')).toBeLessThan(place('"Limpeza otológica diária por sete dias."'));
+    expect(place('"Limpeza otológica diária por sete dias."')).toBeLessThan(place('[Adendo 2 — '));
+    expect(place('Motivo: Acréscimo do colar')).toBeLessThan(place('Assinatura\n'));
+    expect(amendedPart).toContain(`${BRUNO.name} (${BRUNO.license})`);
+    expect(amendedPart).toMatch(/SHA-256 atual \(após 2 adendo\(s\)\): [0-9a-f]{64}/);
   });
 
   it('records one exported event per note, with the format', async () => {
