@@ -162,7 +162,8 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
     expect(second).toBeGreaterThan(first);
     expect(third).toBeGreaterThan(second);
     const draftPart = flat.slice(first, second);
-    expect(draftPart).toContain('RASCUNHO');
+    expect(draftPart).toContain('RASCUNHO — NÃO ASSINADO');
+    expect(draftPart).toContain('Rascunho: não assinado por veterinário');
     expect(draftPart).not.toContain('Assinado por');
     expect(flat.slice(second, third)).not.toContain('RASCUNHO');
     // The amendments sit under the section they changed, in order, before the signature.
@@ -207,7 +208,7 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
     expect(at('Atendimento 1 de 3')).toBeLessThan(at('Atendimento 2 de 3'));
     expect(at('Atendimento 2 de 3')).toBeLessThan(at('Atendimento 3 de 3'));
     const draftPart = text.slice(at('Atendimento 1 de 3'), at('Atendimento 2 de 3'));
-    expect(draftPart).toContain('Rascunho — não assinado');
+    expect(draftPart).toContain('Situação: RASCUNHO — NÃO ASSINADO');
     expect(draftPart).not.toContain('Assinado por');
     expect(text).toContain('1. Amoxicilina — 20 mg/kg — via oral — a cada 12 h — por 7 dias');
     // Amendments in place: under the section they changed, oldest first, the replaced text quoted, before the signature.

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import {
+  DRAFT_MARK,
   type ExportDocument,
   headerLines,
   linesOf,
@@ -73,7 +74,7 @@ export function noteText(document: ExportDocument, index: number, total: number)
     ? record?.amendments.length
       ? `Assinado, com ${record.amendments.length} ${record.amendments.length === 1 ? 'adendo' : 'adendos'}`
       : 'Assinado'
-    : 'RASCUNHO — Rascunho — não assinado';
+    : DRAFT_MARK.toUpperCase();
   const blocks: string[] = [underlined(`Atendimento ${index} de ${total} — ${when}`, '=')];
   if (document.simulated) blocks.push(SIMULATED_BANNER);
   blocks.push([...headerLines(document).map(({ label, value }) => `${label}: ${value}`), `Situação: ${state}`].join('\n'));

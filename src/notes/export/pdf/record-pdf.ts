@@ -131,7 +131,7 @@ export function drawNote(doc: Doc, document: ExportDocument, index: number, tota
     ? record?.amendments.length
       ? `Assinado, com ${record.amendments.length} ${record.amendments.length === 1 ? 'adendo' : 'adendos'}`
       : 'Assinado'
-    : `RASCUNHO — ${DRAFT_MARK}`;
+    : DRAFT_MARK.toUpperCase();
   doc
     .font(BOLD)
     .fontSize(10)
