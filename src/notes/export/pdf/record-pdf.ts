@@ -59,8 +59,10 @@ export function drawFooters(doc: Doc, footer: RecordFooter): { pagesDrawn: () =>
   let page = 0;
   doc.on('pageAdded', () => {
     page += 1;
-    const state = doc as unknown as { _font: unknown; _fontSize: number; x: number; y: number };
-    const { _font: font, _fontSize: size, x, y } = state;
+    // pdfkit keeps the current font and fill colour in these fields and re-applies the colour after a
+    // page break in a paragraph (LineWrapper): they must be the paragraph's again, not the footer's.
+    const state = doc as unknown as { _font: unknown; _fontSize: number; _fillColor: unknown; x: number; y: number };
+    const { _font: font, _fontSize: size, _fillColor: fill, x, y } = state;
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
     doc.save();
@@ -79,6 +81,7 @@ export function drawFooters(doc: Doc, footer: RecordFooter): { pagesDrawn: () =>
     doc.page.margins.bottom = bottom;
     state._font = font;
     state._fontSize = size;
+    state._fillColor = fill;
     state.x = x;
     state.y = y;
   });
