@@ -19,7 +19,7 @@ const FEATURE_FLOORS = {
     ['auth', 'store'],
     ['history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'processing', 'sections', 'settings'],
-    ['record', 'upload'],
+    ['prontuario', 'record', 'upload'],
     ['live'],
     ['erasure', 'recording'],
     ['retry'],

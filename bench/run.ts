@@ -12,13 +12,14 @@ import { type BenchServer, startBareReadServer, startBareUploadServer, startVetf
 import { runObservabilityBench } from './observability.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runReadsBench } from './reads.ts';
+import { runRecordBench } from './record.ts';
 import { runSectioningBench } from './sectioning.ts';
 import { runUploadBench } from './upload.ts';
 
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [observability] [day]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [record] [observability] [day]` runs only the sections named (default: all).
 
 const SECTIONS = [
   'idle',
@@ -30,6 +31,7 @@ const SECTIONS = [
   'long-audio',
   'live',
   'sectioning',
+  'record',
   'observability',
   'day',
 ] as const;
@@ -91,6 +93,20 @@ async function main() {
   if (runs('sectioning')) {
     progress('sectioning the corpus');
     printTable('Sectioning (rules sectioner, CPU in-process; baseline: sentence splitting alone)', await runSectioningBench());
+    if (selected.size === 1) return;
+  }
+
+  if (runs('record')) {
+    progress('exporting a 200-note patient record');
+    const own = await createBenchDatabase(settings.adminUrl);
+    try {
+      printTable(
+        'Patient record (prontuário) in-process through its service; baseline: the same record as TXT, or the 20-note PDF',
+        await runRecordBench(own),
+      );
+    } finally {
+      await own.drop();
+    }
     if (selected.size === 1) return;
   }
 

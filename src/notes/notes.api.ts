@@ -9,6 +9,7 @@ import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
 import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
+import { prontuarioRoutes } from './prontuario/prontuario.routes.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
 import { recordRoutes } from './record/record.routes.ts';
 import { audioRoutes } from './recording/audio.routes.ts';
@@ -135,6 +136,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(liveRoutes, { live: services.live });
   await app.register(noteReadRoutes, { notes: services.notes });
   await app.register(exportRoutes, { exports: services.exports });
+  await app.register(prontuarioRoutes, { prontuario: services.prontuario });
   await app.register(retryRoutes, { retries: services.retries });
   await app.register(sectionRoutes, { sections: services.sections });
   await app.register(settingsRoutes, { settings: services.settings });

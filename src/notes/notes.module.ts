@@ -21,6 +21,7 @@ import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
 import { transcribeJob } from './processing/transcribe.job.ts';
+import { type ProntuarioService, prontuarioService } from './prontuario/prontuario.service.ts';
 import { type NotesService, notesService } from './reads/notes.service.ts';
 import { type RecordService, recordService } from './record/record.service.ts';
 import { type AudioService, audioService } from './recording/audio.service.ts';
@@ -56,6 +57,7 @@ export interface NotesServices {
   readonly upload: UploadService;
   readonly notes: NotesService;
   readonly exports: ExportService;
+  readonly prontuario: ProntuarioService;
   readonly retries: RetryService;
   readonly sections: SectionsService;
   readonly settings: SettingsService;
@@ -149,6 +151,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     }),
     notes: notesService({ db, publicBaseUrl: config.PUBLIC_BASE_URL, listCountLimit: config.NOTES_LIST_COUNT_LIMIT }),
     exports: exportService({ db }),
+    prontuario: prontuarioService({ db }),
     retries: retryService({ db, storage, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
     settings: settingsService({ db }),

@@ -81,13 +81,13 @@ describe('GET /notes/{id}/export', () => {
   });
 
   it('refuses an unknown format with 400 INVALID_PARAMETER', async () => {
-    for (const query of ['?format=pdf', '?format=', '?format=RTF', '?format=txt&format=rtf']) {
+    for (const query of ['?format=odt', '?format=', '?format=RTF', '?format=txt&format=rtf']) {
       const response = await exportOf(tobi.id, query);
       expect(response.statusCode, query).toBe(400);
       expect(response.json()).toMatchObject({
         error: 'bad_request',
         code: 'INVALID_PARAMETER',
-        details: { field: 'format', expected: ['txt', 'rtf'] },
+        details: { field: 'format', expected: ['txt', 'rtf', 'pdf'] },
       });
     }
   });

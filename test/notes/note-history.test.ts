@@ -257,7 +257,7 @@ describe('note history', () => {
         method: 'GET',
         url: `${PREFIX}/notes/${completed}/export`,
         headers: { 'x-api-key': clinic.viewer },
-        query: { format: 'pdf' },
+        query: { format: 'odt' },
       }),
     ];
     for (const response of await Promise.all(refusals)) expect(response.statusCode).toBeGreaterThanOrEqual(400);

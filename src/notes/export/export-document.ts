@@ -1,6 +1,9 @@
+import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
 import { SECTION_TITLES } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
+import type { Plan } from '../store/plan.schemas.ts';
+import type { AmendmentRow, SignatureRow } from '../store/record.repo.ts';
 import type { Species, Vital } from '../store/vitals.schemas.ts';
 import { templateOfNote } from '../templates/builtin-templates.ts';
 import { SPECIES_LABELS } from './vitals-block.ts';
@@ -14,7 +17,14 @@ export interface ExportDocument {
     date: string;
     externalId: string | null;
   };
-  sections: { title: string; content: string }[];
+  /** `id` lets the record show each amendment in place, under the section it changed. */
+  sections: { id?: string; title: string; content: string }[];
+  /** When the note was made (ISO timestamp, UTC): the record dates each consultation with it. */
+  createdAt?: string;
+  /** The consultation day when the upload named one (`YYYY-MM-DD`); null → the day of `createdAt`. */
+  visitDate?: string | null;
+  /** What the veterinarian decided (the receituário of the record); null or absent → none. */
+  plan?: Plan | null;
   /** Absent or `verbatim`: no style line in the header (exports before clinical notes looked so). */
   style?: NoteStyle;
   /** What the veterinarian must review: shown as a "Revisar" block before the sections. */
@@ -36,6 +46,8 @@ export interface ExportRecord {
   /** The hash of the note as it stands: the last amendment's, or the signature's. */
   currentSha256: string | null;
   amendments: {
+    /** The section it changed (absent in documents made before the record showed amendments in place). */
+    sectionId?: string;
     sectionTitle: string;
     reason: string;
     name: string;
@@ -121,7 +133,10 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
       date: new Date(note.createdAt).toISOString().slice(0, 10),
       externalId: note.externalId,
     },
-    sections: ordered.map((section) => ({ title: section.title, content: section.content })),
+    sections: ordered.map((section) => ({ id: section.id, title: section.title, content: section.content })),
+    createdAt: toTimestamp(note.createdAt),
+    visitDate: note.visitDate,
+    plan: note.plan as Plan | null,
     style: note.noteStyle,
     reviewFlags: note.reviewFlags as ReviewFlag[],
     species: note.species as Species | null,
@@ -134,8 +149,33 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
 export const DRAFT_MARK = 'Rascunho — não assinado';
 export const SIGNATURE_TITLE = 'Assinatura';
 
+/** The signature and amendments of a note as an export shows them; a draft's (no signature) is empty. */
+export function toExportRecord(signature: SignatureRow | undefined, amendments: AmendmentRow[], sections: SectionRow[]): ExportRecord {
+  if (!signature) return { signature: null, currentSha256: null, amendments: [] };
+  const titles = new Map(sections.map((section) => [section.id, section.title]));
+  return {
+    signature: {
+      name: signature.signedByName,
+      license: signature.signedByLicense,
+      signedAt: toTimestamp(signature.signedAt),
+      sha256: signature.contentSha256,
+    },
+    currentSha256: amendments.at(-1)?.contentSha256 ?? signature.contentSha256,
+    amendments: amendments.map((amendment) => ({
+      sectionId: amendment.sectionId,
+      sectionTitle: titles.get(amendment.sectionId) ?? amendment.label,
+      reason: amendment.reason,
+      name: amendment.signedByName,
+      license: amendment.signedByLicense,
+      createdAt: toTimestamp(amendment.createdAt),
+      content: amendment.content,
+      previousContent: amendment.previousContent,
+    })),
+  };
+}
+
 /** `2026-11-28T14:05:09Z` → `28/11/2026 14:05 UTC`: how a Brazilian reader writes a date. */
-function readableDate(timestamp: string): string {
+export function readableDate(timestamp: string): string {
   const [date = '', time = ''] = timestamp.replace('Z', '').split('T');
   const [year, month, day] = date.split('-');
   return `${day}/${month}/${year} ${time.slice(0, 5)} UTC`;

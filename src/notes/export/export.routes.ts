@@ -10,7 +10,7 @@ const ExportQuery = z.object({
   format: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .meta({ description: '`txt` (default) or `rtf`, once; anything else → 400 INVALID_PARAMETER', example: 'rtf' }),
+    .meta({ description: '`txt` (default), `rtf` or `pdf`, once; anything else → 400 INVALID_PARAMETER', example: 'rtf' }),
 });
 
 const Download = z.string().meta({ description: 'The file; named in Content-Disposition' });
@@ -22,17 +22,23 @@ export async function exportRoutes(app: AppInstance, { exports }: { exports: Exp
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
         operationId: 'exportNote',
-        summary: 'A completed note as a TXT or RTF download',
+        summary: 'A completed note as a TXT, RTF or PDF download',
         description:
           'Patient header (name, gender, date, external id) and every section in order. TXT is UTF-8; RTF has blue bold ' +
-          'sans-serif titles and serif section text, each section in its own colour. 422 NOTE_NOT_COMPLETED before completion.',
+          "sans-serif titles and serif section text, each section in its own colour. PDF is the patient record's layout for " +
+          'this one note (A4, clinic heading, signature and amendments in place, hash footer; docs/notes-prontuario.md). ' +
+          '422 NOTE_NOT_COMPLETED before completion.',
         tags: ['Notes'],
         params: NoteIdParams,
         querystring: ExportQuery,
         response: {
           200: {
             description: 'The exported note',
-            content: { 'text/plain': { schema: Download }, 'application/rtf': { schema: Download } },
+            content: {
+              'text/plain': { schema: Download },
+              'application/rtf': { schema: Download },
+              'application/pdf': { schema: Download.meta({ format: 'binary' }) },
+            },
           },
           ...errorResponses(400, 401, 403, 404, 422, 429),
         },
@@ -45,7 +51,7 @@ export async function exportRoutes(app: AppInstance, { exports }: { exports: Exp
         .type(file.contentType)
         .header('content-disposition', file.disposition)
         .header('cache-control', 'private, no-store')
-        .send(file.body);
+        .send(file.body as never);
     },
   );
 }

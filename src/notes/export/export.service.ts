@@ -1,32 +1,61 @@
+import type { Readable } from 'node:stream';
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
-import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import type { NoteRow } from '../store/notes.repo.ts';
 import { type SectionRow, sectionsOf } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { amendmentsOf, findSignature } from '../store/record.repo.ts';
-import { type ExportRecord, toExportDocument } from './export-document.ts';
+import { findSettings } from '../store/settings.repo.ts';
+import { type ExportDocument, type ExportRecord, toExportDocument, toExportRecord } from './export-document.ts';
 import { attachmentDisposition } from './filename.ts';
+import { recordPdf } from './pdf/record-pdf-stream.ts';
+import { recordSha256 } from './record-hash.ts';
+import { recordHeading } from './record-heading.ts';
 import { renderRtf } from './rtf.ts';
 import { renderTxt } from './txt.ts';
 
-export const EXPORT_FORMATS = ['txt', 'rtf'] as const;
+export const EXPORT_FORMATS = ['txt', 'rtf', 'pdf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const FORMATS = {
-  txt: { contentType: 'text/plain; charset=utf-8', render: renderTxt },
-  rtf: { contentType: 'application/rtf', render: renderRtf },
-} as const;
+/** What a format needs beyond the note's document: the PDF prints the clinic's heading. */
+interface ExportContext {
+  note: NoteRow;
+  db: Db;
+}
+
+const FORMATS: Record<
+  ExportFormat,
+  { contentType: string; render: (document: ExportDocument, context: ExportContext) => Promise<string | Readable> }
+> = {
+  txt: { contentType: 'text/plain; charset=utf-8', render: async (document) => renderTxt(document) },
+  rtf: { contentType: 'application/rtf', render: async (document) => renderRtf(document) },
+  pdf: { contentType: 'application/pdf', render: renderPdf },
+};
 
 export interface ExportFile {
   contentType: string;
   disposition: string;
-  body: string;
+  /** TXT and RTF as a string; the PDF as a stream. */
+  body: string | Readable;
 }
 
-/** A completed note of the caller's clinic as a TXT or RTF download, recorded in its history (`exported`). */
+/** One note as the record's PDF (export/pdf/): its clinic's heading, the footer hash over its one link. */
+async function renderPdf(document: ExportDocument, { note, db }: ExportContext): Promise<Readable> {
+  const heading = recordHeading(note, await findSettings(note.clinicId, db), [note]);
+  const sha256 = recordSha256([{ noteId: note.id, sha256: document.record?.currentSha256 ?? null }]);
+  async function* one() {
+    yield document;
+  }
+  const { body, drawn } = await recordPdf(heading, one, sha256);
+  // A draw that fails destroys the body, which ends the answer; nothing else waits for it.
+  drawn.catch(() => {});
+  return body;
+}
+
+/** A completed note of the caller's clinic as a TXT, RTF or PDF download, recorded in its history (`exported`). */
 async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
   const chosen = parseFormat(format);
   const note = await noteOfClinic(caller, id, db);
@@ -38,7 +67,7 @@ async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, f
   const sections = await sectionsOf(note.id, db);
   const document = { ...toExportDocument(note, sections), record: await exportRecord(note.id, sections, db) };
   const { contentType, render } = FORMATS[chosen];
-  const body = render(document);
+  const body = await render(document, { note, db });
   await db.transaction((tx) => recordNoteEvent(tx, note.id, 'exported', caller, { format: chosen }));
   return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body };
 }
@@ -46,27 +75,7 @@ async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, f
 /** The signature and amendments an export shows (none for a draft, which the export marks as such). */
 async function exportRecord(noteId: string, sections: SectionRow[], db: Db): Promise<ExportRecord> {
   const signature = await findSignature(noteId, db);
-  if (!signature) return { signature: null, currentSha256: null, amendments: [] };
-  const amendments = await amendmentsOf(noteId, db);
-  const titles = new Map(sections.map((section) => [section.id, section.title]));
-  return {
-    signature: {
-      name: signature.signedByName,
-      license: signature.signedByLicense,
-      signedAt: toTimestamp(signature.signedAt),
-      sha256: signature.contentSha256,
-    },
-    currentSha256: amendments.at(-1)?.contentSha256 ?? signature.contentSha256,
-    amendments: amendments.map((amendment) => ({
-      sectionTitle: titles.get(amendment.sectionId) ?? amendment.label,
-      reason: amendment.reason,
-      name: amendment.signedByName,
-      license: amendment.signedByLicense,
-      createdAt: toTimestamp(amendment.createdAt),
-      content: amendment.content,
-      previousContent: amendment.previousContent,
-    })),
-  };
+  return toExportRecord(signature, signature ? await amendmentsOf(noteId, db) : [], sections);
 }
 
 /** Exports bound once to the database: `exportNote(caller, id, format)`. */

@@ -1,5 +1,6 @@
 import { bindService } from '../../platform/bind-service.ts';
 import type { Db } from '../../platform/db/client.ts';
+import type { StoredClinicProfile } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { lockClinic } from '../store/notes.repo.ts';
@@ -18,6 +19,7 @@ export function toSettingsBody(row: SettingsRow | undefined): Settings {
     default_template: row?.defaultTemplate ?? 'padrao',
     reference_ranges: effectiveRanges((row?.referenceRanges ?? {}) as RangeOverrides),
     audio_retention_days: row?.audioRetentionDays ?? null,
+    clinic_profile: row?.clinicProfile ?? null,
   };
 }
 
@@ -50,8 +52,20 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
       values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
     }
     if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
+    if (patch.clinic_profile !== undefined) values.clinicProfile = storedProfile(patch.clinic_profile);
     return toSettingsBody(await saveSettings(caller.clinicId, values, tx));
   });
+}
+
+/** The whole profile replaces the old one; a line left out is stored as null (not printed). */
+function storedProfile(profile: SettingsPatch['clinic_profile']): StoredClinicProfile | null {
+  if (!profile) return null;
+  return {
+    name: profile.name,
+    address: profile.address ?? null,
+    phone: profile.phone ?? null,
+    crmv_registration: profile.crmv_registration ?? null,
+  };
 }
 
 /** The clinic's overrides after the patch; a range whose minimum passes its maximum → 422. */

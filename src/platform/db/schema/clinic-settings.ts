@@ -25,5 +25,18 @@ export const clinicSettings = pgTable('clinic_settings', {
   timezone: text('timezone').notNull().default('America/Sao_Paulo'),
   /** The clinic's own drug names (brands, compounded products), added to the plan's lexicon for its notes. */
   drugNames: jsonb('drug_names').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /**
+   * The clinic as its printed record names it (the PDF prontuário's heading): `{name, address,
+   * phone, crmv_registration}` as `PATCH /settings` validated it; null until an administrator sets it.
+   */
+  clinicProfile: jsonb('clinic_profile').$type<StoredClinicProfile | null>(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** The clinic's profile as stored (src/notes/settings/settings.schemas.ts ClinicProfile). */
+export interface StoredClinicProfile {
+  name: string;
+  address: string | null;
+  phone: string | null;
+  crmv_registration: string | null;
+}
