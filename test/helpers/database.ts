@@ -91,7 +91,9 @@ async function adminQuery(adminUrl: string, statement: string): Promise<void> {
 
 /** Waits until `count` other sessions of this database wait for a lock. */
 export async function waitForLockWaiters(client: pg.Client, count: number) {
-  for (let i = 0; i < 250; i++) {
+  // Up to ~15 s: a request reaches its lock in milliseconds, but CI machines shared by several
+  // suites (the pooler stage ran at a load of 25 on 2 cores) took longer than the 5 s this was.
+  for (let i = 0; i < 750; i++) {
     const { rows } = await client.query<{ waiting: number }>(
       `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
     );
