@@ -20,6 +20,9 @@ auth_file = $dir/userlist.txt
 pool_mode = transaction
 max_client_conn = ${PGBOUNCER_MAX_CLIENT_CONN:-1000}
 default_pool_size = ${PGBOUNCER_POOL_SIZE:-20}
+; vetflow sends no idle_in_transaction_session_timeout through a pooler (it would refuse the
+; connection): the pooler ends a transaction a stuck client left open instead, as vetflow's 10 s would.
+idle_transaction_timeout = ${PGBOUNCER_IDLE_TRANSACTION_TIMEOUT:-10}
 ignore_startup_parameters = extra_float_digits
 INI
 exec pgbouncer "$dir/pgbouncer.ini"
