@@ -44,6 +44,15 @@ const variables = z.object({
       .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
       .optional(),
   ),
+  // The database itself when DATABASE_URL is a transaction-mode pooler (PgBouncer, Supabase's port
+  // 6543, Neon's pooled endpoint, RDS Proxy): migrations, their advisory lock and LISTEN go there,
+  // and statements on DATABASE_URL are never prepared under a name (docs/operations.md, "Scaling out").
+  DATABASE_DIRECT_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
   DATABASE_POOL_MAX: int(10, 1, 200),
   // Bounds that turn a database outage into fast 503s instead of hung requests (docs/operations.md).
   DATABASE_CONNECT_TIMEOUT_MS: int(3_000, 100, 120_000),
@@ -249,6 +258,9 @@ const schema = variables
         path: ['MESSAGING_WEBHOOK_SECRET'],
         message: 'required when MESSAGING_PROVIDER=webhook (every message is signed): echo "whsec_$(openssl rand -base64 32)"',
       });
+    }
+    if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL (the pooled URL it complements)' });
     }
     if (env.DATABASE_QUERY_TIMEOUT_MS < env.DATABASE_STATEMENT_TIMEOUT_MS) {
       // The client must outwait the server, or a slow statement is abandoned while it still runs.

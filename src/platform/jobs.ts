@@ -92,9 +92,11 @@ export class JobQueue {
     this.pollingIntervalSeconds = config.JOB_POLLING_INTERVAL_SECONDS;
     const isWorker = config.ROLE !== 'api';
     this.boss = new PgBoss({
-      ...database.bossOptions,
-      // Workers wake on NOTIFY instead of waiting out the poll (~4 ms from send to handler, against ~1.5 s of polling: docs/benchmarks.md).
+      // Workers wake on NOTIFY instead of waiting out the poll (~4 ms from send to handler, against
+      // ~1.5 s of polling: docs/benchmarks.md), unless the database says it cannot carry LISTEN
+      // (a transaction-mode pooler: client.ts).
       useListenNotify: true,
+      ...database.bossOptions,
       // An API-only process publishes jobs; supervision and cron belong to the workers.
       supervise: isWorker,
       schedule: isWorker,

@@ -6,7 +6,7 @@ import { afterAll } from 'vitest';
 import { type AppInstance, buildApp } from '../../src/app.ts';
 import type { NotesProviders } from '../../src/notes/notes.module.ts';
 import { type Config, loadConfig } from '../../src/platform/config.ts';
-import { type Database, openPostgres } from '../../src/platform/db/client.ts';
+import { type Database, DEFAULT_DATABASE_TIMEOUTS, openPostgres } from '../../src/platform/db/client.ts';
 import type { JobDefinition } from '../../src/platform/jobs.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -85,7 +85,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
  * server would have), the same embedded database otherwise. Closed after the file.
  */
 export async function createSecondApp(t: TestApp): Promise<{ app: AppInstance; logs: string[] }> {
-  const database: Database = t.db.url ? openPostgres(t.db.url, 3) : t.db.database;
+  const database: Database = t.db.url ? openPostgres(t.db.url, 3, DEFAULT_DATABASE_TIMEOUTS, { directUrl: t.db.directUrl }) : t.db.database;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

@@ -2,15 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type Database, type Db, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
+import { type Database, type Db, DEFAULT_DATABASE_TIMEOUTS, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
 import type { SQL } from '../../src/platform/db/drizzle.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
-import { adminDatabaseUrl, withDatabaseName } from './test-env.ts';
+import { adminDatabaseUrl, directDatabaseUrl, withDatabaseName } from './test-env.ts';
 
 export interface TestDatabase {
   readonly database: Database;
   /** Connection URL on real Postgres; undefined for the embedded database. */
   readonly url: string | undefined;
+  /** The same database past the pooler when `url` is a transaction-mode pooler's (DATABASE_DIRECT_URL). */
+  readonly directUrl: string | undefined;
   drop(): Promise<void>;
 }
 
@@ -25,20 +27,29 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const database = await openEmbedded(undefined, { loadDataDir: migratedEmbeddedState() });
     // Without the run's global setup (no tarball), migrate here.
     if (!inject('embeddedTemplate')) await runMigrations(database);
-    return { database, url: undefined, drop: () => database.close() };
+    return { database, url: undefined, directUrl: undefined, drop: () => database.close() };
   }
   const name = `vetflow_t_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const direct = directDatabaseUrl();
+  const serverUrl = direct ?? adminUrl;
+  await adminQuery(serverUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
   const url = withDatabaseName(adminUrl, name);
-  const database = openPostgres(url, 5);
+  const directUrl = direct ? withDatabaseName(direct, name) : undefined;
+  const database = openPostgres(url, 5, DEFAULT_DATABASE_TIMEOUTS, { directUrl });
   return {
     database,
     url,
+    directUrl,
     async drop() {
       await database.close().catch(() => {});
-      await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/** How a server process started by a test reaches `db`: DATABASE_URL, and DATABASE_DIRECT_URL behind a pooler. */
+export function databaseEnv(db: Pick<TestDatabase, 'url' | 'directUrl'>): Record<string, string> {
+  return { DATABASE_URL: db.url ?? '', ...(db.directUrl ? { DATABASE_DIRECT_URL: db.directUrl } : {}) };
 }
 
 let embeddedState: Blob | undefined;
@@ -80,7 +91,9 @@ async function adminQuery(adminUrl: string, statement: string): Promise<void> {
 
 /** Waits until `count` other sessions of this database wait for a lock. */
 export async function waitForLockWaiters(client: pg.Client, count: number) {
-  for (let i = 0; i < 250; i++) {
+  // Up to ~15 s: a request reaches its lock in milliseconds, but CI machines shared by several
+  // suites (the pooler stage ran at a load of 25 on 2 cores) took longer than the 5 s this was.
+  for (let i = 0; i < 750; i++) {
     const { rows } = await client.query<{ waiting: number }>(
       `select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
     );

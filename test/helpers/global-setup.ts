@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { type Database, openEmbedded, openPostgres } from '../../src/platform/db/client.ts';
 import { loadPglite } from '../../src/platform/db/drizzle.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
-import { adminDatabaseUrl, withDatabaseName } from './test-env.ts';
+import { adminDatabaseUrl, directDatabaseUrl, withDatabaseName } from './test-env.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,7 +23,8 @@ declare module 'vitest' {
 // on the embedded database into a PGlite data-directory tarball every test file's in-memory
 // database starts from (createTestDatabase).
 export default async function setup(project: TestProject) {
-  const adminUrl = adminDatabaseUrl();
+  // Behind a pooler, the schema is built on the server itself (migrations need a session).
+  const adminUrl = directDatabaseUrl() ?? adminDatabaseUrl();
   if (!adminUrl) {
     project.provide('templateDatabase', null);
     const dir = mkdtempSync(path.join(tmpdir(), 'vetflow-embedded-template-'));

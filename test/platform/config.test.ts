@@ -64,6 +64,8 @@ describe('configuration', () => {
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '8000' }, 'DATABASE_QUERY_TIMEOUT_MS'],
     [{ DATABASE_CONNECT_TIMEOUT_MS: '0' }, 'DATABASE_CONNECT_TIMEOUT_MS'],
+    [{ DATABASE_DIRECT_URL: 'postgres://u@db:5432/vetflow' }, 'DATABASE_DIRECT_URL'],
+    [{ DATABASE_URL: 'postgres://u@pooler:6432/vetflow', DATABASE_DIRECT_URL: 'mysql://u@db/x' }, 'DATABASE_DIRECT_URL'],
     [{ TRANSCRIPTION_MAX_REQUEST_SECONDS: '10' }, 'TRANSCRIPTION_MAX_REQUEST_SECONDS'],
     [{ TRANSCRIPTION_CHUNK_CONCURRENCY: '0' }, 'TRANSCRIPTION_CHUNK_CONCURRENCY'],
   ])('refuses %o with one line naming %s', (env, variable) => {

@@ -68,6 +68,7 @@ const JOB_STATEMENT_TIMEOUT_MIN_MS = 60_000;
 type DatabaseConfig = Pick<
   Config,
   | 'DATABASE_URL'
+  | 'DATABASE_DIRECT_URL'
   | 'DATA_DIR'
   | 'DATABASE_POOL_MAX'
   | 'DATABASE_CONNECT_TIMEOUT_MS'
@@ -76,7 +77,9 @@ type DatabaseConfig = Pick<
   | 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'
 >;
 
-export function databaseTimeoutsOf(config: Omit<DatabaseConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_MAX'>): DatabaseTimeouts {
+export function databaseTimeoutsOf(
+  config: Omit<DatabaseConfig, 'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATA_DIR' | 'DATABASE_POOL_MAX'>,
+): DatabaseTimeouts {
   return {
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -86,7 +89,11 @@ export function databaseTimeoutsOf(config: Omit<DatabaseConfig, 'DATABASE_URL' |
 }
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  if (config.DATABASE_URL) return openPostgres(config.DATABASE_URL, config.DATABASE_POOL_MAX, databaseTimeoutsOf(config));
+  if (config.DATABASE_URL) {
+    return openPostgres(config.DATABASE_URL, config.DATABASE_POOL_MAX, databaseTimeoutsOf(config), {
+      directUrl: config.DATABASE_DIRECT_URL,
+    });
+  }
   return openEmbedded(path.resolve(config.DATA_DIR, 'pglite'));
 }
 
@@ -97,10 +104,34 @@ const MIGRATION_LOCK_ID = 7_346_110_221;
 // hours), so a socket whose peer vanished is eventually closed even when no statement runs on it.
 const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
-export function openPostgres(connectionString: string, poolMax = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
+export interface PostgresUrls {
+  /**
+   * The database itself, when `connectionString` is a transaction-mode pooler: what needs a session
+   * of its own (migrations under their advisory lock, LISTEN) goes here. Absent: everything uses
+   * `connectionString`, as a session of its own.
+   */
+  directUrl?: string;
+}
+
+/**
+ * Postgres through a pool of `poolMax` connections to `connectionString`, plus pg-boss's pool of
+ * 4, the LISTEN connection and the outage probe's (docs/operations.md, "Scaling out", counts them).
+ */
+export function openPostgres(
+  connectionString: string,
+  poolMax = 10,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  { directUrl }: PostgresUrls = {},
+): Database {
+  // Behind a transaction-mode pooler consecutive statements may run on different server sessions,
+  // so nothing may live in one: statements run unnamed (unnamed-statements.ts), pg-boss polls
+  // instead of LISTENing, and no timeout travels as a startup parameter (PgBouncer refuses the
+  // connection: "unsupported startup parameter"); the server-side bounds are then the role's or the
+  // pooler's, the client-side query timeout still holds.
+  const pooled = directUrl !== undefined;
+  const sessionUrl = directUrl ?? connectionString;
   const bounds = {
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
     // A dead peer is noticed by the kernel too, not only by the next query's timeout.
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
@@ -110,12 +141,15 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     max: poolMax,
     application_name: 'vetflow',
     ...bounds,
-    statement_timeout: timeouts.statementTimeoutMs,
+    ...(pooled
+      ? { unnamedStatements: true }
+      : { statement_timeout: timeouts.statementTimeoutMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs }),
     query_timeout: timeouts.queryTimeoutMs,
   });
+  // The probe asks the way the app's statements go: through the pooler, when there is one.
   const prober = new ProbeConnection(connectionString);
   const db = drizzleNodePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
-  const invalidation = postgresInvalidation(connectionString, { connectTimeoutMs: timeouts.connectTimeoutMs });
+  const invalidation = postgresInvalidation(sessionUrl, { connectTimeoutMs: timeouts.connectTimeoutMs });
   const jobStatementTimeoutMs = Math.max(timeouts.statementTimeoutMs, JOB_STATEMENT_TIMEOUT_MIN_MS);
   return {
     kind: 'postgres',
@@ -125,7 +159,14 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
       max: 4,
       application_name: 'vetflow-jobs',
       connectionTimeoutMillis: timeouts.connectTimeoutMs,
-      options: `-c statement_timeout=${jobStatementTimeoutMs} -c idle_in_transaction_session_timeout=${timeouts.idleInTransactionTimeoutMs}`,
+      // pg-boss's statements are unnamed and its locks transaction-scoped: only its LISTEN needs a
+      // session, so behind a pooler its workers poll (every JOB_POLLING_INTERVAL_SECONDS).
+      useListenNotify: !pooled,
+      ...(pooled
+        ? {}
+        : {
+            options: `-c statement_timeout=${jobStatementTimeoutMs} -c idle_in_transaction_session_timeout=${timeouts.idleInTransactionTimeoutMs}`,
+          }),
       // pg-boss hands its options to pg.Pool, which also takes the client-side bounds.
       ...({
         query_timeout: jobStatementTimeoutMs + 1_000,
@@ -136,7 +177,7 @@ export function openPostgres(connectionString: string, poolMax = 10, timeouts: D
     async withMigrationLock(fn) {
       // Its own connection, without statement or query timeouts (see the interface).
       const client = new pg.Client({
-        connectionString,
+        connectionString: sessionUrl,
         application_name: 'vetflow-migrate',
         connectionTimeoutMillis: timeouts.connectTimeoutMs,
       });

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DatabaseDownError, isDatabaseUnavailable } from './unavailable.ts';
+import { withoutStatementName } from './unnamed-statements.ts';
 
 // A pg Pool that never makes a request wait on a database already known to be unreachable, and
 // never lets a connection fault reach the process as an unhandled 'error' event.
@@ -97,7 +98,7 @@ function isPromiseCall(args: unknown[]): boolean {
   return true;
 }
 
-function clientClassFor(tracker: Tracker) {
+function clientClassFor(tracker: Tracker, unnamedStatements: boolean) {
   return class GuardedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super(config);
@@ -109,8 +110,10 @@ function clientClassFor(tracker: Tracker) {
       this.on('error', (error) => tracker.fault(error));
     }
 
-    override query(...args: unknown[]): any {
+    override query(...given: unknown[]): any {
       const run = super.query as (...args: unknown[]) => any;
+      // Before the promise check: pg-pool's own pool.query() reaches the client with a callback.
+      const args = unnamedStatements ? withoutStatementName(given) : given;
       if (!isPromiseCall(args)) return run.apply(this, args);
       return tracker
         .run(() => run.apply(this, args) as Promise<unknown>)
@@ -126,12 +129,17 @@ function clientClassFor(tracker: Tracker) {
   };
 }
 
+export interface GuardedPoolConfig extends pg.PoolConfig {
+  /** Run every statement unnamed (a transaction-mode pooler: `unnamed-statements.ts`). */
+  unnamedStatements?: boolean;
+}
+
 export class GuardedPool extends pg.Pool {
   private readonly tracker: Tracker;
 
-  constructor(config: pg.PoolConfig) {
+  constructor({ unnamedStatements = false, ...config }: GuardedPoolConfig) {
     const tracker = new Tracker();
-    super({ ...config, Client: clientClassFor(tracker) as unknown as new () => pg.ClientBase });
+    super({ ...config, Client: clientClassFor(tracker, unnamedStatements) as unknown as new () => pg.ClientBase });
     this.tracker = tracker;
     // pg-pool re-emits an idle client's error here; without a listener it would crash the process.
     this.on('error', (error) => tracker.fault(error));
