@@ -96,6 +96,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
       case 'vital_mismatch':
         return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
+      case 'plan_mismatch':
+        return `- ${where}${quoted} difere do plano dito na consulta (ver Prescrição).`;
       case 'simulated_transcript':
         return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':
