@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
-import { reextractEditedPlan } from '../plan/plan-edit.ts';
+import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { updateSection } from '../sections/sections.repo.ts';
 import { refuseSigned } from '../store/locked.ts';
 import { toNoteBody } from '../store/note-view.ts';

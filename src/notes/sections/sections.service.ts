@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
-import { reextractEditedPlan } from '../plan/plan-edit.ts';
+import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { refuseSigned } from '../store/locked.ts';
 import { toSectionBody } from '../store/note-view.ts';
 import type { SectionRow } from '../store/notes.repo.ts';
