@@ -17,10 +17,18 @@ import { planContextOf } from './plan-context.ts';
 type ListName = keyof Plan;
 const LISTS: ListName[] = ['medications', 'exams', 'vaccines', 'follow_ups'];
 
+/** JSON with every object's keys in order: a stored item (jsonb reorders keys) compares equal to a fresh one. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
+}
+
 /** What an item says, without where it was said (`id`, `text`, `evidence`). */
 function keyOf(item: { id: string; text: string; evidence: unknown }): string {
   const { id: _id, text: _text, evidence: _evidence, ...said } = item;
-  return JSON.stringify(Object.entries(said).sort(([a], [b]) => a.localeCompare(b)));
+  return canonical(said);
 }
 
 /** The plan after an edit from `before` to `after`, or null when the edit changed no item. */
