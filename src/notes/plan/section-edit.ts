@@ -25,9 +25,13 @@ function canonical(value: unknown): string {
   return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
 }
 
-/** What an item says, without where it was said (`id`, `text`, `evidence`). */
+/**
+ * What an item says, without where it was said (`id`, `text`, `evidence`) nor what follows from the
+ * note rather than the words (`computed_total`, `due_date`: an edit that also changes the weight
+ * must still find the items of the old words).
+ */
 function keyOf(item: { id: string; text: string; evidence: unknown }): string {
-  const { id: _id, text: _text, evidence: _evidence, ...said } = item;
+  const { id: _id, text: _text, evidence: _evidence, computed_total: _total, due_date: _due, ...said } = item as Record<string, unknown>;
   return canonical(said);
 }
 
