@@ -50,7 +50,7 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
     return { id: randomUUID(), text: quoted.text, evidence: evidenceOf(quoted.ranges as Ranges, placed) };
   };
 
-  const medications: PlanMedication[] = findMedications(w, table, stops).map((found) => ({
+  const medications: PlanMedication[] = findMedications(text, w, table, stops).map((found) => ({
     ...item(found.used),
     drug: found.drug,
     dose_value: found.dose_value,
@@ -89,16 +89,15 @@ function isTopicFollowUp(words: readonly string[], at: number): boolean {
 const PER_KG: Record<string, string> = { 'mg/kg': 'mg', 'mcg/kg': 'mcg', 'ml/kg': 'ml', 'UI/kg': 'UI' };
 
 /**
- * A per-kg dose times the weight: 0.1 mg/kg × 32.4 kg = 3.24 mg. Rounded to two decimals (three
- * significant figures below 1, so 0.05 mg/kg × 4.3 kg = 0.215 mg is not shown as 0.22).
+ * A per-kg dose times the weight: 0.1 mg/kg × 32.4 kg = 3.24 mg. Rounded to two decimals, half up,
+ * after the product is cleared of floating-point noise (0.5 × 0.85 = 0.425 → 0.43, not 0.42).
  */
 export function computedTotal(value: number | null, unit: string | null, weightKg: number | null): PlanMedication['computed_total'] {
   if (value === null || unit === null || weightKg === null || !(weightKg > 0)) return null;
   const totalUnit = PER_KG[unit];
   if (!totalUnit) return null;
   const total = Number((value * weightKg).toPrecision(12));
-  const rounded = total >= 1 ? Math.round(total * 100) / 100 : Number(total.toPrecision(3));
-  return { value: rounded, unit: totalUnit };
+  return { value: Math.round(total * 100) / 100, unit: totalUnit };
 }
 
 /** `YYYY-MM-DD` plus whole days, on the calendar (no time zone involved). */
