@@ -16,6 +16,8 @@ export type Cue =
   | 'reject'
   /** Taken before: "já tomou", "estava tomando", "usou". */
   | 'history'
+  /** "limpar a ferida com soro": a fluid used to clean, not a medication (drugs of other classes keep their cue). */
+  | 'cleaning'
   /** "em casa": for home ("em casa vai prednisolona"), unless said of what was taken before ("deu em casa"). */
   | 'home';
 
@@ -36,6 +38,11 @@ export const CUES = new PhraseTable<Cue>([
     'repete', 'seguir com', 'segue com', 'dar em casa', 'uso domiciliar', 'tratamento domiciliar',
   ]),
   ...phrases('home', ['em casa']),
+  ...phrases('cleaning', [
+    'limpar com', 'limpa com', 'limpe com', 'lavar com', 'lava com', 'lave com', 'limpa antes com', 'limpar antes com',
+    'limpar a ferida com', 'limpar o ferimento com', 'lavar a ferida com', 'lavar o ferimento com', 'limpeza com',
+    'limpeza da ferida com', 'limpar a regiao com', 'lavagem com', 'umedecido com', 'umedecida com', 'gaze com',
+  ]),
   ...phrases('administer', [
     'apliquei', 'aplicamos', 'aplicado', 'aplicada', 'foi aplicado', 'foi aplicada', 'ja apliquei', 'ja aplicamos',
     'vou aplicar agora', 'aplicar agora', 'fazer agora', 'aplicar aqui', 'acabei de aplicar', 'acabamos de aplicar', 'administrei',
@@ -76,7 +83,8 @@ export const CUES = new PhraseTable<Cue>([
     'nao recomendo', 'nao indico', 'descartei', 'nem', 'sem', 'mas nao', 'nao tem', 'preferi nao', 'prefiro nao',
     'nao quero', 'nao quis', 'nao vou iniciar', 'nao vou repetir', 'nao vamos repetir', 'nao vou associar', 'nao indicado',
     'nao indicada', 'nao vou fazer', 'nao vamos fazer', 'por enquanto nao', 'nao faz', 'nao resolve', 'existe', 'existe o',
-    'existe a', 'existe tambem', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
+    'existe a', 'existe tambem', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
+    'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
   ]),
   ...phrases('history', [
     'ja tomou', 'tomou', 'tomava', 'tomaram', 'estava tomando', 'tava tomando', 'vinha tomando', 'tinha tomado',

@@ -105,6 +105,8 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
     return null;
   const herd = herdRateAt(words, end);
   if (herd !== null) end = herd;
+  // Micrograms not per kilo have no unit in the plan (DOSE_UNITS): the dose is not read.
+  if (mass === 'mcg') return null;
   return { value: number.value, unit: mass, first: at, end, herd: herd !== null };
 }
 
@@ -130,7 +132,7 @@ const ROUTE_PHRASES: [string, Route][] = [
     (phrase) => [phrase, 'ophthalmic'] as [string, Route],
   )),
   ...(['transdermico', 'transdermica', 'transdermal', 'via transdermica'].map((phrase) => [phrase, 'transdermal'] as [string, Route])),
-  ...(['inalatorio', 'inalatoria', 'inalacao', 'inalado', 'nebulizacao', 'nebulizar', 'bombinha', 'espacador', 'via inalatoria', 'pela mascara', 'na mascara', 'inalacao com', 'nebulizacao com'].map(
+  ...(['inalatorio', 'inalatoria', 'inalacao', 'inalado', 'nebulizacao', 'nebulizar', 'bombinha', 'espacador', 'via inalatoria', 'pela mascara', 'na mascara'].map(
     (phrase) => [phrase, 'inhaled'] as [string, Route],
   )),
   ...(['retal', 'via retal', 'supositorio', 'no reto', 'enema'].map((phrase) => [phrase, 'rectal'] as [string, Route])),

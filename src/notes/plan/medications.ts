@@ -62,6 +62,8 @@ interface Reading extends Omit<FoundMedication, 'status'> {
   hasSchedule: boolean;
   /** An administer cue said with "agora"/"aqui"/"hoje" beside it, or a strong one. */
   now: boolean;
+  /** Given now and, after that, for home ("aplicado agora, e repetir uma pipeta por mês em casa"): two items. */
+  alsoForHome: boolean;
   /** Only a per-weight-band rate was said ("1 ml para cada 50 kg"): a herd's or a label's, never an item. */
   herdOnly: boolean;
   mention: Mention;
@@ -237,6 +239,8 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
   let herd = preDose?.herd ?? false;
   let firstAttribute = Number.POSITIVE_INFINITY;
   const after: CueHit[] = [];
+  /** Where a cue for home is said after the drug, however far in its reach (for `alsoForHome`). */
+  const laterForHome: number[] = [];
   let pastAfter: number[] = [];
   let breaks = 0;
 
@@ -245,6 +249,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
     const distance = k - mention.end;
     if (distance < CUE_REACH) {
       const cue = CUES.at(words, k);
+      if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
       if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
         after.push({ cue: cue.value, first: k, end: cue.end });
         k = cue.end;
@@ -280,14 +285,14 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
       continue;
     }
     // "uma cápsula por dia", "um sachê por dia": no unit of the plan, but the interval is said.
-    const capsules = interval === null ? capsulesPerPeriod(words, k) : null;
+    const capsules: Interval | null = interval === null ? capsulesPerPeriod(words, k) : null;
     if (capsules) {
       interval = capsules;
       used.push(...range(k, capsules.end));
       k = capsules.end;
       continue;
     }
-    const foundInterval = interval === null ? intervalAt(words, k) : null;
+    const foundInterval: Interval | null = interval === null ? intervalAt(words, k) : null;
     if (foundInterval && !(foundInterval.weak && weakInterval)) {
       if (foundInterval.weak) weakInterval = foundInterval;
       else {
@@ -298,7 +303,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
       k = foundInterval.end;
       continue;
     }
-    const foundDuration = duration === null ? durationAt(words, k) : null;
+    const foundDuration: ReturnType<typeof durationAt> = duration === null ? durationAt(words, k) : null;
     if (foundDuration) {
       duration = foundDuration;
       used.push(...range(foundDuration.first, foundDuration.end));
@@ -306,7 +311,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
       k = foundDuration.end;
       continue;
     }
-    const saidRoute = route === null ? ROUTES_SAID.at(words, k) : null;
+    const saidRoute: { value: Route; end: number } | null = route === null ? ROUTES_SAID.at(words, k) : null;
     if (saidRoute) {
       route = saidRoute.value;
       used.push(...range(k, saidRoute.end));
@@ -315,7 +320,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
       continue;
     }
     // A form right after the name ("Cerenia comprimido", "meloxicam suspensão oral", "flunixin em pasta").
-    const form = formRoute === null && breaks === 0 ? FORMS.at(words, k) : null;
+    const form: { value: Route; end: number } | null = formRoute === null && breaks === 0 ? FORMS.at(words, k) : null;
     if (form) {
       formRoute = form.value;
       used.push(...range(k, form.end));
@@ -354,14 +359,21 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
   let own: Own;
   if (has('suspend')) own = { kind: 'status', status: 'suspended' };
   else if (has('reject')) own = { kind: 'drop' };
+  else if (has('cleaning') && mention.drug.drugClass === 'fluid_and_supplement') own = { kind: 'drop' };
   else if (past && !has('prescribe')) own = { kind: 'drop' };
   else if (has('administer') || has('administer_weak')) own = { kind: 'status', status: 'administered' };
   else if (has('history') && !has('prescribe')) own = { kind: 'drop' };
   else if (has('prescribe') || has('home')) own = { kind: 'status', status: 'prescribed' };
   else own = { kind: 'none' };
 
+  const firstAdministered = cues.find((hit) => hit.cue === 'administer')?.first;
+  const alsoForHome =
+    firstAdministered !== undefined &&
+    schedule &&
+    laterForHome.some((at) => at > firstAdministered);
   const unitRoute = dose ? (ROUTE_OF_UNIT[dose.unit] ?? null) : null;
   return {
+    alsoForHome,
     drug: mention.said,
     generic: mention.drug.generic,
     dose_value: dose?.value ?? null,
@@ -402,6 +414,8 @@ function afterCueCounts(cue: Cue, words: readonly string[], at: number, distance
     case 'prescribe':
     case 'home':
       return breaks === 0 && distance < 6;
+    case 'cleaning':
+      return false;
   }
 }
 
@@ -454,6 +468,16 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
   for (let i = 1; i < readings.length; i++) if (inherited[i]!.kind === 'none' && inList(i - 1)) inherited[i] = inherited[i - 1]!;
   for (let i = readings.length - 2; i >= 0; i--) if (inherited[i]!.kind === 'none' && inList(i)) inherited[i] = inherited[i + 1]!;
   const sections = sectionStatuses(w);
+  // "Sedei com cetamina e midazolam na veia": a bare name joined to the next takes its route.
+  for (let i = readings.length - 2; i >= 0; i--) {
+    const reading = readings[i]!;
+    const between = words.slice(mentions[i]!.end, mentions[i + 1]!.first);
+    const joined =
+      between.length > 0 &&
+      between.every((word) => ['e', 'o', 'a', 'com', 'mais'].includes(word)) &&
+      !range(mentions[i]!.end, mentions[i + 1]!.first + 1).some((k) => w.breakBefore[k]);
+    if (joined && !reading.hasSchedule && reading.route === null) reading.route = readings[i + 1]!.route;
+  }
 
   const decided: (FoundMedication & { cued: boolean; hasSchedule: boolean })[] = [];
   for (const [i, reading] of readings.entries()) {
@@ -466,8 +490,13 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     // Given now and also scheduled ("também aplicado agora, e repetir uma pipeta por mês em casa"): for home.
     if (status === 'administered' && reading.schedule && (own[i]!.kind !== 'status' || !reading.now || reading.interval_hours !== null))
       status = 'prescribed';
-    const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, hasSchedule, ...found } = reading;
-    decided.push({ ...found, status, cued: said.kind === 'status' || sections[reading.mention.first] !== null, hasSchedule });
+    const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, alsoForHome, hasSchedule, ...found } = reading;
+    const cued = said.kind === 'status' || sections[reading.mention.first] !== null;
+    if (alsoForHome) {
+      decided.push({ ...found, used: [...found.used], interval_hours: null, duration_days: null, status: 'administered', cued, hasSchedule });
+      status = 'prescribed';
+    }
+    decided.push({ ...found, status, cued, hasSchedule });
   }
   return mergeRepeats(decided);
 }
@@ -492,9 +521,8 @@ function mergeRepeats(readings: (FoundMedication & { cued: boolean; hasSchedule:
       if (added) earlier.used.push(...reading.used);
       continue;
     }
-    // Only a name, no cue, nothing of a schedule, or said again uncued: a drug talked about, not an item.
+    // Only a name, no cue, nothing of a schedule: a drug talked about, not an item.
     if (!reading.cued && !reading.hasSchedule) continue;
-    if (!reading.cued && kept.some((item) => sameDrug(item, reading))) continue;
     kept.push(reading);
   }
   return kept.map(({ cued: _cued, hasSchedule: _hasSchedule, ...medication }) => medication);
