@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { Plan, PlanFollowUp, PlanMedication } from '../store/plan.schemas.ts';
 import { type Ranges, evidenceOf, type PlacedSegment, placeSegments, quote } from './evidence.ts';
 import { examMentions, findExams } from './exams.ts';
-import { findFollowUps, followUpCueAt } from './follow-ups.ts';
+import { findFollowUps } from './follow-ups.ts';
 import { drugTable } from './lexicon/lexicon.ts';
-import { findMedications } from './medications.ts';
+import { findMedications, findMentions } from './medications.ts';
 import { findVaccines, vaccineMentions } from './vaccines.ts';
 import { wordsOf } from './tokens.ts';
 
@@ -40,10 +40,19 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const table = drugTable(context.clinicDrugNames);
 
   const exams = examMentions(w.words);
-  const vaccines = vaccineMentions(w.words);
-  // Another topic ends a drug's reach: an exam, a vaccine or a follow-up said after it.
+  const vaccines = vaccineMentions(w);
+  const vaccineWords = new Set(vaccines.flatMap((mention) => range(mention.first, mention.end)));
+  const drugWords = new Set(findMentions(text, w, table).flatMap((mention) => range(mention.first, mention.end)));
+  const followUpsFound = findFollowUps(
+    w,
+    (at) => vaccineWords.has(at),
+    (at) => drugWords.has(at),
+  );
+  // Another topic ends a drug's reach: an exam, a vaccine or a return said after it.
   const stops = new Set<number>([...exams.map((mention) => mention.first), ...vaccines.map((mention) => mention.first)]);
-  for (let k = 0; k < w.words.length; k++) if (followUpCueAt(w.words, k) && isTopicFollowUp(w.words, k)) stops.add(k);
+  for (let k = 0; k < w.words.length; k++) if (isTopicFollowUp(w.words, k)) stops.add(k);
+  const clauses = followUpsFound.filter((found) => found.dueInDays !== null);
+  const inFollowUp = (at: number) => clauses.some((clause) => clause.first <= at && at < clause.end);
 
   const item = (used: number[]) => {
     const quoted = quote(text, w, used);
@@ -61,13 +70,13 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
     status: found.status,
     computed_total: computedTotal(found.dose_value, found.dose_unit, context.weightKg),
   }));
-  const planExams = findExams(w, exams).map((found) => ({ ...item(found.used), code: found.code }));
-  const planVaccines = findVaccines(w, vaccines, w.words.join(' ')).map((found) => ({
+  const planExams = findExams(w, exams, inFollowUp).map((found) => ({ ...item(found.used), code: found.code }));
+  const planVaccines = findVaccines(w, vaccines).map((found) => ({
     ...item(found.used),
     code: found.code,
     status: found.status,
   }));
-  const followUps: PlanFollowUp[] = findFollowUps(w).map((found) => ({
+  const followUps: PlanFollowUp[] = followUpsFound.map((found) => ({
     ...item(found.used),
     kind: found.kind,
     due_in_days: found.dueInDays,
@@ -80,6 +89,8 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
 export function planOfText(text: string, context: PlanContext): Plan {
   return planOfTranscript({ text, segments: [] }, context);
 }
+
+const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
 
 /** Follow-up words that plainly open another topic (not "volta"/"traz", which also say other things). */
 function isTopicFollowUp(words: readonly string[], at: number): boolean {
