@@ -112,7 +112,7 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
 
 /** Words of a route as said; "v o" is "v.o." read without its points. */
 const ROUTE_PHRASES: [string, Route][] = [
-  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco'].map(
+  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco', 'na agua', 'na agua de bebida', 'via agua de bebida', 'via agua', 'no bebedouro'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['sc', 's c', 'sq', 'subcutaneo', 'subcutanea', 'subcutaneamente', 'sub cutaneo', 'sub cutanea', 'via subcutanea', 'via sc', 'no subcutaneo', 'debaixo da pele', 'embaixo da pele', 'sob a pele'].map(

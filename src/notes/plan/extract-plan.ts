@@ -45,6 +45,7 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const drugWords = new Set(findMentions(text, w, table).flatMap((mention) => range(mention.first, mention.end)));
   const followUpsFound = findFollowUps(
     w,
+    context.visitDate,
     (at) => vaccineWords.has(at),
     (at) => drugWords.has(at),
   );
@@ -52,7 +53,7 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const stops = new Set<number>([...exams.map((mention) => mention.first), ...vaccines.map((mention) => mention.first)]);
   for (let k = 0; k < w.words.length; k++) if (isTopicFollowUp(w.words, k)) stops.add(k);
   const clauses = followUpsFound.filter((found) => found.dueInDays !== null);
-  const inFollowUp = (at: number) => clauses.some((clause) => clause.first <= at && at < clause.end);
+  const inFollowUp = (at: number) => clauses.some((clause) => clause.purposeFrom <= at && at < clause.end);
 
   const item = (used: number[]) => {
     const quoted = quote(text, w, used);

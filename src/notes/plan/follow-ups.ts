@@ -10,6 +10,7 @@
 //      kind is the most specific word said: a vaccine booster, a procedure, a return, a result, a call.
 // One follow-up per kind and interval.
 
+import { intervalsIn } from '../../language/intervals.ts';
 import { readAmount } from '../../language/spoken-numbers.ts';
 import type { FollowUpKind } from '../store/plan.schemas.ts';
 import { PhraseTable, type Words } from './tokens.ts';
@@ -91,10 +92,73 @@ export interface Due {
   end: number;
 }
 
-/** "em 15 dias", "daqui a duas semanas", "48 horas", "no mês que vem", "amanhã", starting at `at`. */
-export function dueAt(words: readonly string[], at: number): Due | null {
+// biome-ignore format: a table reads better packed
+const MONTHS: Record<string, number> = {
+  janeiro: 1, fevereiro: 2, marco: 3, abril: 4, maio: 5, junho: 6, julho: 7, agosto: 8, setembro: 9, outubro: 10, novembro: 11, dezembro: 12,
+};
+// biome-ignore format: a table reads better packed
+const WEEKDAYS: Record<string, number> = { domingo: 0, segunda: 1, terca: 2, quarta: 3, quinta: 4, sexta: 5, sabado: 6 };
+
+const DAY_MS = 86_400_000;
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+
+/**
+ * A date said: "dia 20 de março", "no dia 5", "20/03", "na segunda-feira", "sexta que vem": the days
+ * from the visit to its next occurrence after the visit (a date already past this year is next year's).
+ */
+function dateAt(words: readonly string[], at: number, visitDate: string): Due | null {
+  const visit = dayNumber(visitDate);
+  if (!Number.isFinite(visit)) return null;
+  const [year, month, day] = visitDate.split('-').map(Number) as [number, number, number];
+  const daysTo = (y: number, m: number, d: number) => {
+    const target = Date.UTC(y, m - 1, d) / DAY_MS;
+    // An impossible date ("31 de fevereiro") rolls over; it is not a date said.
+    if (new Date(target * DAY_MS).getUTCDate() !== d) return null;
+    return target - visit;
+  };
+  // Weekdays: "segunda-feira", "na sexta", "sábado que vem" (not "segunda dose").
+  const weekday = WEEKDAYS[words[at] ?? ''];
+  if (weekday !== undefined) {
+    const led = ['na', 'no', 'ate', 'proxima', 'proximo', 'nesta', 'neste', 'essa', 'esse', 'nessa', 'nesse'].includes(words[at - 1] ?? '');
+    const feira = words[at + 1] === 'feira';
+    if (!feira && !(led && !['dose', 'aplicacao', 'vez', 'da', 'do', 'semana'].includes(words[at + 1] ?? ''))) return null;
+    const end = at + (feira ? 2 : 1);
+    const today = new Date(visit * DAY_MS).getUTCDay();
+    const ahead = ((weekday - today + 7) % 7) || 7;
+    return { days: ahead, first: at, end: words[end] === 'que' && words[end + 1] === 'vem' ? end + 2 : end };
+  }
+  // "20/03", "dia 20/03"
+  const slashed = /^(\d{1,2})\/(\d{1,2})$/.exec(words[at] ?? '');
+  if (slashed && (words[at - 1] === 'dia' || words[at - 1] === 'em' || words[at - 1] === 'ate')) {
+    const [d, m] = [Number(slashed[1]), Number(slashed[2])];
+    if (m < 1 || m > 12) return null;
+    let days = daysTo(year, m, d);
+    if (days !== null && days <= 0) days = daysTo(year + 1, m, d);
+    return days === null ? null : { days, first: at, end: at + 1 };
+  }
+  // "dia 20 de março", "dia 5", "20 de março"
+  const number = readAmount(words as string[], at);
+  if (!number || !Number.isInteger(number.value) || number.value < 1 || number.value > 31) return null;
+  const monthSaid = words[number.end] === 'de' ? MONTHS[words[number.end + 1] ?? ''] : undefined;
+  if (monthSaid !== undefined) {
+    let days = daysTo(year, monthSaid, number.value);
+    if (days !== null && days <= 0) days = daysTo(year + 1, monthSaid, number.value);
+    return days === null ? null : { days, first: at, end: number.end + 2 };
+  }
+  if (words[at - 1] !== 'dia') return null;
+  let days = number.value > day ? daysTo(year, month, number.value) : null;
+  if (days === null) days = month === 12 ? daysTo(year + 1, 1, number.value) : daysTo(year, month + 1, number.value);
+  return days === null ? null : { days, first: at, end: number.end };
+}
+
+/** "em 15 dias", "daqui a duas semanas", "48 horas", "no mês que vem", "amanhã", "dia 20 de março", starting at `at`. */
+export function dueAt(words: readonly string[], at: number, visitDate?: string): Due | null {
   for (const [phrase, days] of FIXED) {
     if (phrase.every((word, i) => words[at + i] === word)) return { days, first: at, end: at + phrase.length };
+  }
+  if (visitDate !== undefined) {
+    const date = dateAt(words, at, visitDate);
+    if (date) return date;
   }
   const number = readAmount(words as string[], at);
   if (!number || number.value <= 0) return null;
@@ -109,17 +173,26 @@ export function dueAt(words: readonly string[], at: number): Due | null {
   if (['uns', 'umas', 'mais'].includes(before) && ['com', 'por', 'durante', 'ha', 'faz', 'de'].includes(twoBefore)) return null;
   if (['a', 'para', 'pra'].includes(before) && ['cada', 'ate'].includes(twoBefore)) return null;
   if (['atras', 'de'].includes(words[number.end + 1] ?? '') && words[number.end + 2] !== 'tratamento') return null;
-  const days = unit < 1 ? Math.ceil(number.value * unit) : Math.round(number.value * unit);
-  return { days, first: at, end: number.end + 1 };
+  let value = number.value;
+  let end = number.end + 1;
+  // "um mês e meio"
+  if (words[end] === 'e' && (words[end + 1] === 'meio' || words[end + 1] === 'meia')) {
+    value += 0.5;
+    end += 2;
+  }
+  const days = unit < 1 ? Math.ceil(value * unit) : Math.round(value * unit);
+  return { days, first: at, end };
 }
 
 export interface FoundFollowUp {
   kind: FollowUpKind;
   dueInDays: number | null;
   used: number[];
-  /** The words of its clause [first, end): exams named there are what the return is for, not ordered now. */
+  /** The words of its clause [first, end). */
   first: number;
   end: number;
+  /** From its first follow-up word or interval on, an exam named is what the return is for, not ordered now. */
+  purposeFrom: number;
 }
 
 /** How far before an interval its clause reaches, and after it (up to a comma). */
@@ -153,7 +226,7 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
     const first = sooner ? at - (words[at - 2] === 'ou' ? 2 : 1) : at;
     const last = hit ? hit.end : end;
     for (let k = first; k < last; k++) taken[k] = true;
-    found.push({ kind: hit?.kind ?? 'recheck', dueInDays: null, used: range(first, last), first, end: last });
+    found.push({ kind: hit?.kind ?? 'recheck', dueInDays: null, used: range(first, last), first, end: last, purposeFrom: last });
     at = last - 1;
   }
   return found;
@@ -161,7 +234,7 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
 
 /** An interval within the next few words ("volta em uma semana", "volta daqui a dez dias"). */
 function startsDue(w: Words, at: number): boolean {
-  for (let k = at; k < Math.min(w.words.length, at + 4) && !w.breakBefore[k]; k++) if (dueAt(w.words, k)) return true;
+  for (let k = at; k < Math.min(w.words.length, at + 4) && !w.breakBefore[k]; k++) if (dueAt(w.words, k, '2000-01-01')) return true;
   return false;
 }
 
@@ -170,15 +243,18 @@ export function followUpCueAt(words: readonly string[], at: number): boolean {
   return CUES.at(words, at) !== null;
 }
 
-export function findFollowUps(w: Words, vaccineAt: VaccineAt, drugAt: (at: number) => boolean): FoundFollowUp[] {
+export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt, drugAt: (at: number) => boolean): FoundFollowUp[] {
   const { words } = w;
   const taken = new Array<boolean>(words.length).fill(false);
   const found = conditionalFollowUps(w, taken, drugAt);
+  // A dosing interval is not a time to come back ("de doze em doze horas").
+  const schedule = new Array<boolean>(words.length).fill(false);
+  for (const interval of intervalsIn(words)) for (let k = interval.first; k < interval.end; k++) schedule[k] = true;
 
   const dues: Due[] = [];
   for (let k = 0; k < words.length; k++) {
-    if (taken[k]) continue;
-    const due = dueAt(words, k);
+    if (taken[k] || schedule[k]) continue;
+    const due = dueAt(words, k, visitDate);
     if (due) {
       dues.push(due);
       k = due.end - 1;
@@ -225,7 +301,7 @@ export function findFollowUps(w: Words, vaccineAt: VaccineAt, drugAt: (at: numbe
     if (kinds.length === 0) continue;
     used.push(...range(leadStart(words, due.first, first), due.end));
     const kind = PRECEDENCE.find((candidate) => kinds.includes(candidate))!;
-    found.push({ kind, dueInDays: due.days, used, first, end });
+    found.push({ kind, dueInDays: due.days, used, first, end, purposeFrom: Math.min(due.first, ...used) });
   }
   return dedupe(found.sort((a, b) => a.first - b.first));
 }
