@@ -132,7 +132,11 @@ export function scoreCase(item: CorpusCase, plan: Plan): CaseScore {
   const fields = Object.fromEntries(
     MEDICATION_FIELDS.map((field) => [
       field,
-      { truePositives: byDrug.filter(([f, g]) => fieldRight(field, f, g)).length, found: plan.medications.length, gold: gold.medications.length },
+      {
+        truePositives: byDrug.filter(([f, g]) => fieldRight(field, f, g)).length,
+        found: plan.medications.length,
+        gold: gold.medications.length,
+      },
     ]),
   ) as Record<MedicationField, Score>;
 
@@ -158,12 +162,20 @@ export function scoreCase(item: CorpusCase, plan: Plan): CaseScore {
   for (const [name, list, matched, goldList, label] of [
     ['exam', plan.exams, examPairs, gold.exams, (x: { code: string }) => x.code],
     ['vaccine', plan.vaccines, vaccinePairs, gold.vaccines, (x: { code: string; status: string }) => `${x.code} ${x.status}`],
-    ['follow-up', plan.follow_ups, followUpPairs, gold.follow_ups, (x: { kind: string; due_in_days: number | null }) => `${x.kind} ${x.due_in_days}`],
+    [
+      'follow-up',
+      plan.follow_ups,
+      followUpPairs,
+      gold.follow_ups,
+      (x: { kind: string; due_in_days: number | null }) => `${x.kind} ${x.due_in_days}`,
+    ],
   ] as const) {
     for (const f of list as { text?: string }[])
-      if (!(matched as unknown[][]).some(([found]) => found === f)) misses.push(`  + ${name} ${(label as (x: unknown) => string)(f)}  «${f.text}»`);
+      if (!(matched as unknown[][]).some(([found]) => found === f))
+        misses.push(`  + ${name} ${(label as (x: unknown) => string)(f)}  «${f.text}»`);
     for (const g of goldList as { quote: string }[])
-      if (!(matched as unknown[][]).some(([, gg]) => gg === g)) misses.push(`  - ${name} ${(label as (x: unknown) => string)(g)}  «${g.quote}»`);
+      if (!(matched as unknown[][]).some(([, gg]) => gg === g))
+        misses.push(`  - ${name} ${(label as (x: unknown) => string)(g)}  «${g.quote}»`);
   }
   return {
     medications,

@@ -23,6 +23,7 @@ export type Cue =
 
 const phrases = (cue: Cue, list: string[]) => list.map((phrase) => [phrase, cue] as const);
 
+// biome-ignore format: a table reads better packed
 export const CUES = new PhraseTable<Cue>([
   ...phrases('prescribe', [
     'vou passar', 'vamos passar', 'passar', 'passo', 'passei', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
@@ -103,6 +104,7 @@ export const CUES = new PhraseTable<Cue>([
 export const LONGEST_CUE = 6;
 
 /** After a cue, these keep the cue's reach going to the drug ("vou passar também um comprimido de ..."). */
+// biome-ignore format: a table reads better packed
 export const GLUE = new Set([
   'o', 'a', 'os', 'as', 'um', 'uma', 'de', 'do', 'da', 'dos', 'das', 'com', 'tambem', 'e', 'ele', 'ela', 'nele', 'nela',
   'pra', 'para', 'pro', 'dele', 'dela', 'eu', 'agora', 'ja', 'hoje', 'aqui', 'entao', 'ai', 'ta', 'nao', 'mais', 'so',
@@ -116,6 +118,7 @@ export const GLUE = new Set([
 ]);
 
 /** Said of a drug, these place it in the past: "mês passado", "ontem", "há dois meses". */
+// biome-ignore format: a table reads better packed
 export const PAST_MARKERS = new PhraseTable<true>(
   [
     'mes passado', 'semana passada', 'ano passado', 'ontem', 'anteontem', 'anteriormente', 'no passado', 'outro veterinario',
@@ -125,6 +128,7 @@ export const PAST_MARKERS = new PhraseTable<true>(
 );
 
 /** Words that end a drug's reach: another topic of the plan begins. */
+// biome-ignore format: a table reads better packed
 export const TOPIC_STOPS = new Set([
   'retorno', 'retornar', 'retorne', 'revisao', 'reavaliacao', 'reavaliar', 'reavaliamos', 'volta', 'voltar', 'volte',
   'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinacao', 'antirrabica', 'exame', 'exames', 'hemograma', 'bioquimico',
@@ -139,6 +143,7 @@ export const TOPIC_STOPS = new Set([
  * the drugs after it, up to the next heading, take its status unless their own words say another.
  * `null`: a heading of another part of the note ("Diagnóstico:", "Orientações:"), which ends the last.
  */
+// biome-ignore format: a table reads better packed
 export const SECTIONS = new PhraseTable<'prescribed' | 'administered' | null>([
   ...[
     'prescricao', 'prescricoes', 'prescricao para casa', 'prescricao pra casa', 'prescricao da internacao', 'prescricao domiciliar',

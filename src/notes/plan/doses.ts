@@ -34,8 +34,10 @@ const COUNT: Record<string, DoseUnit> = {
   jatos: 'aplicação', puff: 'aplicação', puffs: 'aplicação',
   pipeta: 'pipeta', pipetas: 'pipeta', bisnaga: 'pipeta', bisnagas: 'pipeta',
 };
+// biome-ignore format: a table reads better packed
 const KILO = new Set(['kg', 'quilo', 'quilos', 'kilo', 'kilos', 'quilograma', 'quilogramas', 'k']);
 /** "mg/ml", "mg/dl", "UI/L", "ml/h": a concentration, a lab value or a rate, not a dose. */
+// biome-ignore format: a table reads better packed
 const NOT_A_DOSE_PER = new Set(['ml', 'dl', 'l', 'litro', 'decilitro', 'mililitro', 'h', 'hora', 'min', 'minuto', 'comprimido', 'g']);
 
 /** "/kg", "por kg", "por quilo (de peso vivo)", "kg": the end of a per-kg tail, or null. */
@@ -101,8 +103,7 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
     if (!unit) return null;
     return { value: number.value, unit, first: at, end: perKg, herd: false };
   }
-  if ((words[end] === '/' || (words[end] === 'por' && words[end + 1] !== 'cada')) && NOT_A_DOSE_PER.has(words[end + 1] ?? ''))
-    return null;
+  if ((words[end] === '/' || (words[end] === 'por' && words[end + 1] !== 'cada')) && NOT_A_DOSE_PER.has(words[end + 1] ?? '')) return null;
   const herd = herdRateAt(words, end);
   if (herd !== null) end = herd;
   // Micrograms not per kilo have no unit in the plan (DOSE_UNITS): the dose is not read.
@@ -111,6 +112,7 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
 }
 
 /** Words of a route as said; "v o" is "v.o." read without its points. */
+// biome-ignore format: a table reads better packed
 const ROUTE_PHRASES: [string, Route][] = [
   ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco', 'na agua', 'na agua de bebida', 'via agua de bebida', 'via agua', 'no bebedouro'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
@@ -137,9 +139,11 @@ const ROUTE_PHRASES: [string, Route][] = [
   )),
   ...(['retal', 'via retal', 'supositorio', 'no reto', 'enema'].map((phrase) => [phrase, 'rectal'] as [string, Route])),
 ];
+// biome-ignore format: a table reads better packed
 export const ROUTES_SAID = new PhraseTable<Route>(ROUTE_PHRASES);
 
 /** The form a drug is given in, which implies the route when none is said. */
+// biome-ignore format: a table reads better packed
 export const FORMS = new PhraseTable<Route>([
   ...(['comprimido', 'comprimidos', 'capsula', 'capsulas', 'xarope', 'suspensao oral', 'solucao oral', 'mastigavel', 'tablete', 'drageas', 'petisco'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
@@ -182,6 +186,7 @@ const ONGOING: string[][] = [
   ['ate', 'novas', 'orientacoes'],
 ];
 /** Before "N dias", these make it a time (ago, from now, at the age of), not how long to treat. */
+// biome-ignore format: a table reads better packed
 const NOT_A_DURATION_BEFORE = new Set(['dura', 'durando', 'duram', 'em', 'daqui', 'ha', 'faz', 'com', 'apos', 'depois', 'cada', 'de', 'dentro', 'ate', 'tem', 'uns', 'ultimos', 'proximos', 'esses', 'estes', 'nos', 'nesses', 'nestes', 'os', 'primeiros', 'retorno', 'volta', 'a']);
 
 /** "por dez dias", "durante duas semanas", "por um mês", "dez dias" (alone), "uso contínuo". */
@@ -192,8 +197,12 @@ export function durationAt(words: readonly string[], at: number): Duration | nul
   const led = lead === 'por' || lead === 'durante' || (lead === 'pelos' && words[k + 1] === 'proximos');
   if (led) {
     k += lead === 'pelos' ? 2 : 1;
-    for (let skip = 0; skip < 2 && ['mais', 'uns', 'umas', 'cerca', 'de', 'as', 'os', 'esses', 'essas'].includes(words[k] ?? ''); skip++) k++;
-  } else if (NOT_A_DURATION_BEFORE.has(words[at - 1] ?? '') && !(words[at - 1] === 'de' && ['tratamento', 'uso', 'curso'].includes(words[at - 2] ?? '')))
+    for (let skip = 0; skip < 2 && ['mais', 'uns', 'umas', 'cerca', 'de', 'as', 'os', 'esses', 'essas'].includes(words[k] ?? ''); skip++)
+      k++;
+  } else if (
+    NOT_A_DURATION_BEFORE.has(words[at - 1] ?? '') &&
+    !(words[at - 1] === 'de' && ['tratamento', 'uso', 'curso'].includes(words[at - 2] ?? ''))
+  )
     return null;
   const number = readAmount(words as string[], k);
   if (!number || number.value <= 0) {

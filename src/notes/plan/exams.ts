@@ -10,6 +10,7 @@ import { PhraseTable, type Words } from './tokens.ts';
 
 const exam = (code: ExamCode, list: string[]) => list.map((phrase) => [phrase, code] as const);
 
+// biome-ignore format: a table reads better packed
 export const EXAMS = new PhraseTable<ExamCode>([
   ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'hemograma e plaquetas', 'contagem de plaquetas', 'hematocrito', 'eritrograma', 'leucograma']),
   ...exam('biochemistry', [
@@ -43,6 +44,7 @@ export const EXAMS = new PhraseTable<ExamCode>([
   ]),
 ]);
 
+// biome-ignore format: a table reads better packed
 const ORDER = new PhraseTable<true>(
   [
     'pedir', 'vou pedir', 'vamos pedir', 'peco', 'pedimos', 'pedi', 'pedido', 'solicitar', 'solicito', 'solicitei', 'solicitado',
@@ -60,6 +62,7 @@ const ORDER = new PhraseTable<true>(
 );
 
 /** Said with the exam, these make it an old result, a declined exam or one left for a condition. */
+// biome-ignore format: a table reads better packed
 const NOT_ORDERED = new PhraseTable<true>(
   [
     'de ontem', 'do mes passado', 'da semana passada', 'semana passada', 'mes passado', 'ano passado', 'anterior', 'anteriores',

@@ -6,13 +6,13 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Plan, PlanFollowUp, PlanMedication } from '../store/plan.schemas.ts';
-import { type Ranges, evidenceOf, type PlacedSegment, placeSegments, quote } from './evidence.ts';
+import { evidenceOf, type PlacedSegment, placeSegments, quote, type Ranges } from './evidence.ts';
 import { examMentions, findExams } from './exams.ts';
 import { findFollowUps } from './follow-ups.ts';
 import { drugTable } from './lexicon/lexicon.ts';
 import { findMedications, findMentions } from './medications.ts';
-import { findVaccines, vaccineMentions } from './vaccines.ts';
 import { wordsOf } from './tokens.ts';
+import { findVaccines, vaccineMentions } from './vaccines.ts';
 
 export interface PlanContext {
   /** `YYYY-MM-DD`: follow-ups' due dates count from it. */

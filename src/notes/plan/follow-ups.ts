@@ -18,6 +18,7 @@ import { PhraseTable, type Words } from './tokens.ts';
 const cue = (kind: FollowUpKind, list: string[]) => list.map((phrase) => [phrase, kind] as const);
 
 /** Words that make an interval a follow-up, with the kind they say. */
+// biome-ignore format: a table reads better packed
 const CUES = new PhraseTable<FollowUpKind>([
   ...cue('recheck', [
     'retorno', 'retornar', 'retorne', 'retornamos', 'retorna', 'revisao', 'reavaliacao', 'reavaliar', 'reavaliamos', 'reavalio',
@@ -52,6 +53,7 @@ export type VaccineAt = (at: number) => boolean;
 const PRECEDENCE: FollowUpKind[] = ['vaccine_booster', 'procedure', 'recheck', 'exam_result', 'other'];
 
 /** After a condition, the words that bring the animal back (recheck) or ask for a call (other). */
+// biome-ignore format: a table reads better packed
 const CONDITIONAL = new PhraseTable<FollowUpKind>([
   ...cue('recheck', [
     'traz', 'traga', 'tragam', 'trazer', 'me traz', 'traz ele', 'traz ela', 'volta aqui', 'volta antes', 'voltar antes',
@@ -63,6 +65,7 @@ const CONDITIONAL = new PhraseTable<FollowUpKind>([
     'entrar em contato', 'entre em contato', 'me manda', 'manda mensagem', 'mandar mensagem', 'me mande', 'me telefona',
   ]),
 ]);
+// biome-ignore format: a table reads better packed
 const CONDITION_STARTS = new Set(['se', 'caso']);
 /** How far after "se" the word that brings the animal back may be said. */
 const CONDITION_REACH = 22;
@@ -84,6 +87,7 @@ const FIXED: [string[], number][] = [
   [['daqui', 'um', 'mes'], 30],
 ];
 /** Words an interval is said after ("em", "daqui a", "dentro de", "para daqui a"). */
+// biome-ignore format: a table reads better packed
 const LEADS = new Set(['em', 'daqui', 'a', 'dentro', 'apos', 'depois', 'uns', 'umas', 'cerca', 'prazo', 'maximo', 'para', 'pra', 'so', 'de']);
 
 export interface Due {
@@ -124,7 +128,7 @@ function dateAt(words: readonly string[], at: number, visitDate: string): Due | 
     if (!feira && !(led && !['dose', 'aplicacao', 'vez', 'da', 'do', 'semana'].includes(words[at + 1] ?? ''))) return null;
     const end = at + (feira ? 2 : 1);
     const today = new Date(visit * DAY_MS).getUTCDay();
-    const ahead = ((weekday - today + 7) % 7) || 7;
+    const ahead = (weekday - today + 7) % 7 || 7;
     return { days: ahead, first: at, end: words[end] === 'que' && words[end + 1] === 'vem' ? end + 2 : end };
   }
   // "20/03", "dia 20/03"
@@ -316,7 +320,12 @@ function isHeadingBefore(w: Words, at: number): boolean {
 /** "em", "daqui a", "dentro de" before an interval belong to its words. */
 function leadStart(words: readonly string[], at: number, limit: number): number {
   let k = at;
-  while (k > limit && k > at - 3 && ['em', 'daqui', 'a', 'dentro', 'de', 'apos', 'no', 'na', 'uns', 'umas', 'cerca', 'para', 'pra'].includes(words[k - 1]!)) k--;
+  while (
+    k > limit &&
+    k > at - 3 &&
+    ['em', 'daqui', 'a', 'dentro', 'de', 'apos', 'no', 'na', 'uns', 'umas', 'cerca', 'para', 'pra'].includes(words[k - 1]!)
+  )
+    k--;
   return k;
 }
 

@@ -62,15 +62,17 @@ interface Reading extends Omit<FoundMedication, 'status'> {
   hasSchedule: boolean;
   /** An administer cue said with "agora"/"aqui"/"hoje" beside it, or a strong one. */
   now: boolean;
-  /** Given now and, after that, for home ("aplicado agora, e repetir uma pipeta por mês em casa"): two items. */
-  alsoForHome: boolean;
+  /** Given now and, after that, for home ("aplicado agora, e repetir uma pipeta por mês em casa"): two items; where the home part begins. */
+  alsoForHome: number | null;
   /** Only a per-weight-band rate was said ("1 ml para cada 50 kg"): a herd's or a label's, never an item. */
   herdOnly: boolean;
   mention: Mention;
 }
 
+// biome-ignore format: a table reads better packed
 const CONNECTORS_OF_ALIAS = new Set(['o', 'a', 'que', 'e', 'ou', 'seja', 'do', 'da', 'tipo', 'chamado', 'nome', 'comercial', 'generico', 'marca', 'um', 'uma']);
 /** "antes do Otomax", "depois da dipirona": a drug named as a point in time, not a mention of its own. */
+// biome-ignore format: a table reads better packed
 const REFERENCE_BEFORE = new Set(['antes', 'depois', 'apos']);
 
 const said = (text: string, w: Words, first: number, end: number) =>
@@ -95,7 +97,9 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     }
     const last = mentions.at(-1);
     const between = last ? words.slice(last.end, at) : [];
-    const reference = REFERENCE_BEFORE.has(words[at - 1] ?? '') || (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
+    const reference =
+      REFERENCE_BEFORE.has(words[at - 1] ?? '') ||
+      (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
     if (reference) {
       at = hit.end;
       continue;
@@ -122,7 +126,12 @@ function agoAt(words: readonly string[], at: number): number | null {
   if (words[k] === 'de') k++;
   const unitAt = (j: number) => ['dia', 'dias', 'semana', 'semanas', 'mes', 'meses', 'ano', 'anos'].includes(words[j] ?? '');
   if (unitAt(k)) return k + 1; // "há meses"
-  if (/^\d/.test(words[k] ?? '') || ['um', 'uma', 'dois', 'duas', 'tres', 'quatro', 'cinco', 'seis', 'sete', 'oito', 'dez', 'quinze', 'vinte', 'trinta'].includes(words[k] ?? '')) {
+  if (
+    /^\d/.test(words[k] ?? '') ||
+    ['um', 'uma', 'dois', 'duas', 'tres', 'quatro', 'cinco', 'seis', 'sete', 'oito', 'dez', 'quinze', 'vinte', 'trinta'].includes(
+      words[k] ?? '',
+    )
+  ) {
     if (unitAt(k + 1)) return k + 2;
   }
   return null;
@@ -217,12 +226,20 @@ function pastIn(words: readonly string[], from: number, to: number): number[] {
 }
 
 const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
+// biome-ignore format: a table reads better packed
 const NOW = new Set(['agora', 'aqui', 'hoje']);
+// biome-ignore format: a table reads better packed
 const MASS_UNITS = new Set<DoseUnit>(['mg', 'g', 'ml', 'UI']);
 const PERIOD_AFTER_DOSE: Record<string, number> = { dia: 24, semana: 168, mes: 720 };
 
 /** What one mention says; its status is decided later, with its list and heading. */
-function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd: number, preDose: (Dose & { herd: boolean }) | null): Reading {
+function readMention(
+  w: Words,
+  mention: Mention,
+  preambleFirst: number,
+  reachEnd: number,
+  preDose: (Dose & { herd: boolean }) | null,
+): Reading {
   const { words } = w;
   const used: number[] = range(mention.first, mention.end);
   const before = cuesIn(words, preambleFirst, preDose?.first ?? mention.first);
@@ -354,7 +371,8 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
   const now = cues.some(
     (hit) =>
       hit.cue === 'administer' ||
-      (hit.cue === 'administer_weak' && (NOW.has(words[hit.end] ?? '') || NOW.has(words[hit.first - 1] ?? '') || NOW.has(words[hit.end + 1] ?? ''))),
+      (hit.cue === 'administer_weak' &&
+        (NOW.has(words[hit.end] ?? '') || NOW.has(words[hit.first - 1] ?? '') || NOW.has(words[hit.end + 1] ?? ''))),
   );
   let own: Own;
   if (has('suspend')) own = { kind: 'status', status: 'suspended' };
@@ -367,10 +385,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
   else own = { kind: 'none' };
 
   const firstAdministered = cues.find((hit) => hit.cue === 'administer')?.first;
-  const alsoForHome =
-    firstAdministered !== undefined &&
-    schedule &&
-    laterForHome.some((at) => at > firstAdministered);
+  const alsoForHome = firstAdministered !== undefined && schedule ? (laterForHome.find((at) => at > firstAdministered) ?? null) : null;
   const unitRoute = dose ? (ROUTE_OF_UNIT[dose.unit] ?? null) : null;
   return {
     alsoForHome,
@@ -391,6 +406,7 @@ function readMention(w: Words, mention: Mention, preambleFirst: number, reachEnd
   };
 }
 
+// biome-ignore format: a table reads better packed
 const UNCOUNTED_FORMS = new Set(['capsula', 'capsulas', 'sache', 'saches', 'envelope', 'envelopes', 'medida', 'medidas', 'colher', 'colheres', 'petisco']);
 
 function capsulesPerPeriod(words: readonly string[], at: number): Interval | null {
@@ -492,8 +508,9 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
       status = 'prescribed';
     const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, alsoForHome, hasSchedule, ...found } = reading;
     const cued = said.kind === 'status' || sections[reading.mention.first] !== null;
-    if (alsoForHome) {
-      decided.push({ ...found, used: [...found.used], interval_hours: null, duration_days: null, status: 'administered', cued, hasSchedule });
+    if (alsoForHome !== null) {
+      const now = found.used.filter((at) => at < alsoForHome);
+      decided.push({ ...found, used: now, interval_hours: null, duration_days: null, status: 'administered', cued, hasSchedule });
       status = 'prescribed';
     }
     decided.push({ ...found, status, cued, hasSchedule });
@@ -501,14 +518,16 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
   return mergeRepeats(decided);
 }
 
-const sameDrug = (a: FoundMedication, b: FoundMedication) => a.drug === b.drug || a.drug.split(' ')[0] === b.drug || b.drug.split(' ')[0] === a.drug;
+const sameDrug = (a: FoundMedication, b: FoundMedication) =>
+  a.drug === b.drug || a.drug.split(' ')[0] === b.drug || b.drug.split(' ')[0] === a.drug;
 const FIELDS = ['dose_value', 'dose_unit', 'route', 'interval_hours', 'duration_days'] as const;
 
 /** A drug said again adds what the first item of it lacks; said again with nothing, it adds nothing. */
 function mergeRepeats(readings: (FoundMedication & { cued: boolean; hasSchedule: boolean })[]): FoundMedication[] {
   const kept: (FoundMedication & { cued: boolean; hasSchedule: boolean })[] = [];
   for (const reading of readings) {
-    const conflicts = (item: FoundMedication) => FIELDS.some((field) => item[field] !== null && reading[field] !== null && item[field] !== reading[field]);
+    const conflicts = (item: FoundMedication) =>
+      FIELDS.some((field) => item[field] !== null && reading[field] !== null && item[field] !== reading[field]);
     const earlier = kept.find((item) => sameDrug(item, reading) && item.status === reading.status && !conflicts(item));
     if (earlier) {
       let added = false;

@@ -14,6 +14,7 @@ type Code = VaccineCode | 'polyvalent';
 
 const vaccine = (code: Code, list: string[]) => list.map((phrase) => [phrase, code] as const);
 
+// biome-ignore format: a table reads better packed
 const NAMES = new PhraseTable<Code>([
   ...vaccine('v8_v10', [
     'v8', 'v10', 'v11', 'v 8', 'v 10', 'v 11', 'v7', 'v oito', 'v dez', 'v onze', 'octupla', 'decupla', 'vacina oito', 'vacina dez',
@@ -46,7 +47,9 @@ const NAMES = new PhraseTable<Code>([
   ]),
 ]);
 /** Names that are a vaccine only beside "vacina", a dose word or another vaccine (a disease otherwise). */
+// biome-ignore format: a table reads better packed
 const NEEDS_VACCINE_WORD = new Set<Code>(['rabies', 'giardia', 'leishmaniasis', 'felv', 'equine_influenza', 'tetanus', 'other', 'kennel_cough', 'polyvalent', 'feline_polyvalent']);
+// biome-ignore format: a table reads better packed
 const VACCINE_WORDS = new Set([
   'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinamos', 'vacinado', 'vacinada', 'vacinadas', 'vacinados', 'dose', 'reforco',
   'imunizacao', 'vacinacao', 'revacinar', 'revacinacao', 'subcutanea', 'subcutaneas',
@@ -55,6 +58,7 @@ const VACCINE_WORDS = new Set([
 const ALWAYS = /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune)$/;
 
 const phrases = (list: string[]) => new PhraseTable<true>(list.map((phrase) => [phrase, true] as const));
+// biome-ignore format: a table reads better packed
 const ADMINISTERED = phrases([
   'apliquei', 'aplicamos', 'aplicada', 'aplicado', 'aplicadas', 'aplicados', 'foi aplicada', 'foi aplicado', 'vacinei', 'vacinamos',
   'vacinado hoje', 'vacinada hoje', 'tomou hoje', 'tomou agora', 'tomou aqui', 'fizemos', 'fiz', 'feita', 'feito', 'feitas',
@@ -63,6 +67,7 @@ const ADMINISTERED = phrases([
   'ja aplicamos', 'acabei de aplicar', 'administrei', 'administrada', 'administramos', 'vou vacinar', 'vamos vacinar',
   'vacinar agora', 'vacinar hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
 ]);
+// biome-ignore format: a table reads better packed
 const SCHEDULED = phrases([
   'agendar', 'agendada', 'agendado', 'agendei', 'agendamos', 'marcar', 'marcada', 'marquei', 'proxima', 'proximo', 'segunda dose',
   'terceira dose', 'quarta dose', 'segunda da', 'terceira da', 'reforco', 'vai tomar', 'tem que tomar', 'precisa tomar',
@@ -73,6 +78,7 @@ const SCHEDULED = phrases([
   'quando sarar', 'quando ele sarar', 'quando ela sarar', 'depois que', 'em',
 ]);
 /** The vaccine is the animal's past, or declined: "já tomou", "em dia", "atrasada", "não indicada". */
+// biome-ignore format: a table reads better packed
 const PAST = phrases([
   'ja tomou', 'tomou', 'tomava', 'tinha tomado', 'em dia', 'atrasada', 'atrasado', 'atrasadas', 'vencida', 'vencido', 'ano passado',
   'mes passado', 'carteira', 'carteirinha', 'nunca tomou', 'nunca foi', 'nao tomou', 'nao sei se', 'vacinado', 'vacinada',
@@ -110,7 +116,14 @@ export function vaccineMentions(w: Words): VaccineMention[] {
     const previous = found.at(-1);
     const listed = previous !== undefined && at - previous.end <= 4 && !range(previous.end, at + 1).some((k) => w.breakBefore[k]);
     const vNumber = words[at] === 'v' || /^v\d/.test(words[at]!);
-    if (!NEEDS_VACCINE_WORD.has(hit.value) || ALWAYS.test(words[at]!) || vNumber || listed || near(at - 7, hit.end + 3)) {
+    if (
+      !NEEDS_VACCINE_WORD.has(hit.value) ||
+      ALWAYS.test(words[at]!) ||
+      ['felina', 'canina'].includes(words[hit.end - 1]!) ||
+      vNumber ||
+      listed ||
+      near(at - 7, hit.end + 3)
+    ) {
       found.push({ code: hit.value, first: at, end: hit.end });
     }
     at = hit.end;
@@ -184,7 +197,13 @@ export function findVaccines(w: Words, mentions: VaccineMention[]): FoundVaccine
   };
   for (const [i, mention] of mentions.entries()) {
     const code: VaccineCode =
-      mention.code === 'polyvalent' ? (species === 'feline' ? 'feline_polyvalent' : species === 'canine' ? 'v8_v10' : 'other') : mention.code;
+      mention.code === 'polyvalent'
+        ? species === 'feline'
+          ? 'feline_polyvalent'
+          : species === 'canine'
+            ? 'v8_v10'
+            : 'other'
+        : mention.code;
     const said = saids[i]!;
     const name = range(mention.first, mention.end);
     if (said.administered) {

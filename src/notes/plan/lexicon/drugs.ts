@@ -668,12 +668,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'ipakitine @oral',
     'minipress > prazosina',
   ],
-  reproductive: [
-    'medroxiprogesterona',
-    'gonadotrofina corionica | hcg',
-    'benzoato de estradiol',
-    'cipionato de estradiol',
-  ],
+  reproductive: ['medroxiprogesterona', 'gonadotrofina corionica | hcg', 'benzoato de estradiol', 'cipionato de estradiol'],
   fluid_and_supplement: [
     'ringer com lactato',
     'ringer lactato | ringer lactado',
