@@ -56,6 +56,7 @@ export const CUES = new PhraseTable<Cue>([
     'aplicados agora', 'aplicados na consulta', 'aplicado na consulta', 'aplicada na consulta', 'administrados',
     'feitos agora', 'feito agora', 'feita agora', 'feito aqui', 'feita aqui', 'feito na consulta', 'feita na consulta',
     'dado aqui', 'dada aqui', 'dado agora', 'dada agora', 'dados aqui', 'na consulta', 'aqui na consulta', 'agora dou',
+    'da agora', 'dar agora', 'dar aqui',
     'dou agora', 'sedei', 'sedei com', 'sedamos com', 'sedado com', 'sedada com', 'anestesiei', 'anestesiado com',
     'anestesiada com', 'anestesiado no', 'anestesiada no', 'anestesiado com', 'induzi com', 'inducao com',
     'fluidoterapia com', 'iniciada fluidoterapia com', 'iniciei fluidoterapia com', 'iniciada', 'iniciado', 'iniciei',
@@ -63,6 +64,7 @@ export const CUES = new PhraseTable<Cue>([
   ]),
   ...phrases('administer_weak', [
     'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
+    'a gente vai fazer', 'a gente vai aplicar', 'a gente aplica', 'a gente faz', 'vai fazer', 'vou dar', 'vamos dar',
   ]),
   ...phrases('suspend', [
     'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',
@@ -84,7 +86,7 @@ export const CUES = new PhraseTable<Cue>([
     'nao recomendo', 'nao indico', 'descartei', 'nem', 'sem', 'mas nao', 'nao tem', 'preferi nao', 'prefiro nao',
     'nao quero', 'nao quis', 'nao vou iniciar', 'nao vou repetir', 'nao vamos repetir', 'nao vou associar', 'nao indicado',
     'nao indicada', 'nao vou fazer', 'nao vamos fazer', 'por enquanto nao', 'nao faz', 'nao resolve', 'existe', 'existe o',
-    'existe a', 'existe tambem', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
+    'existe a', 'existe tambem', 'pediluvio com', 'pediluvio de', 'no pediluvio', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
     'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
   ]),
   ...phrases('history', [

@@ -15,7 +15,7 @@
 import { type Interval, intervalAt } from '../../language/intervals.ts';
 import type { DoseUnit, PlanMedication, Route } from '../store/plan.schemas.ts';
 import { CUES, type Cue, GLUE, LONGEST_CUE, PAST_MARKERS, SECTIONS, TOPIC_STOPS } from './cues.ts';
-import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID } from './doses.ts';
+import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID, repeatAt } from './doses.ts';
 import type { Drug } from './lexicon/lexicon.ts';
 import type { PhraseTable, Words } from './tokens.ts';
 
@@ -264,6 +264,14 @@ function readMention(
   for (let k = mention.end; k < reachEnd; ) {
     if (w.breakBefore[k] && k > mention.end) breaks++;
     const distance = k - mention.end;
+    const repeat: ReturnType<typeof repeatAt> = interval === null ? repeatAt(words, k) : null;
+    if (repeat) {
+      interval = { hours: repeat.hours, first: repeat.first, end: repeat.end, weak: false };
+      used.push(...range(repeat.first, repeat.end));
+      laterForHome.push(k);
+      k = repeat.end;
+      continue;
+    }
     if (distance < CUE_REACH) {
       const cue = CUES.at(words, k);
       if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
