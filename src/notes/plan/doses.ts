@@ -191,7 +191,8 @@ const NOT_A_DURATION_BEFORE = new Set(['dura', 'durando', 'duram', 'segura', 'pr
 
 /** "repetir em 15 dias", "repete daqui a um mês": the next dose, so the interval between doses. */
 export function repeatAt(words: readonly string[], at: number): { hours: number; first: number; end: number } | null {
-  if (!['repetir', 'repete', 'repita', 'repetimos', 'reaplicar', 'reaplica', 'reaplique', 'nova', 'outra'].includes(words[at] ?? '')) return null;
+  if (!['repetir', 'repete', 'repita', 'repetimos', 'reaplicar', 'reaplica', 'reaplique', 'nova', 'outra'].includes(words[at] ?? ''))
+    return null;
   let k = at + 1;
   if (['dose', 'aplicacao'].includes(words[k] ?? '')) k++;
   if (!['em', 'apos', 'daqui', 'com', 'depois'].includes(words[k] ?? '')) return null;
