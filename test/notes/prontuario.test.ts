@@ -141,10 +141,10 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
       'Tutora relata coceira intensa há três dias.',
       'Mucosas róseas; linfonodos sem alteração; 2º dia de febre a 39,8 °C.',
       'Temperatura: 39,8 °C [ALTO]',
-      'Amoxicilina — 20 mg/kg — via oral — a cada 12 h — por 7 dias',
+      'Amoxicilina — 20 mg/kg, via oral, a cada 12 horas (2x ao dia), por 7 dias',
       'Hemograma',
-      'Antirrábica (aplicada)',
-      'Retorno em 15 dias (22/12/2026): retorno em quinze dias',
+      'Antirrábica — aplicada',
+      '22/12/2026 (em 15 dias) — Reavaliação: retorno em quinze dias',
       `Assinado por ${ANA.name} — ${ANA.license}`,
       'Duração corrigida após reavaliação',
       'Acréscimo do colar',
@@ -210,7 +210,7 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
     const draftPart = text.slice(at('Atendimento 1 de 3'), at('Atendimento 2 de 3'));
     expect(draftPart).toContain('Situação: RASCUNHO — NÃO ASSINADO');
     expect(draftPart).not.toContain('Assinado por');
-    expect(text).toContain('1. Amoxicilina — 20 mg/kg — via oral — a cada 12 h — por 7 dias');
+    expect(text).toContain('1. Amoxicilina — 20 mg/kg, via oral, a cada 12 horas (2x ao dia), por 7 dias');
     // Amendments in place: under the section they changed, oldest first, the replaced text quoted, before the signature.
     const amendedPart = text.slice(at('Atendimento 3 de 3'));
     const place = (needle: string) => amendedPart.indexOf(needle);

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import type { ExportDocument } from '../../src/notes/export/export-document.ts';
 import { recordPdf } from '../../src/notes/export/pdf/record-pdf-stream.ts';
 import { winAnsi } from '../../src/notes/export/pdf/win-ansi.ts';
-import { planBlocks } from '../../src/notes/export/plan-block.ts';
 import { recordSha256 } from '../../src/notes/export/record-hash.ts';
 import { tutorOf } from '../../src/notes/export/tutor.ts';
 
@@ -72,59 +71,6 @@ describe('the PDF layout', () => {
     // (pdfkit re-applies its current colour after the break: the footer must give it back).
     const grey = content.split('0.3333333333333333 0.3333333333333333 0.3333333333333333 scn').length - 1;
     expect(grey).toBe(pages);
-  });
-});
-
-describe('the receituário', () => {
-  it('writes what was said, in order, and nothing for an empty or absent plan', () => {
-    expect(planBlocks(null)).toEqual([]);
-    expect(planBlocks({ medications: [], exams: [], vaccines: [], follow_ups: [] })).toEqual([]);
-    const blocks = planBlocks({
-      medications: [
-        {
-          id: '00000000-0000-4000-8000-000000000001',
-          text: 'meloxicam',
-          evidence: null,
-          drug: 'meloxicam',
-          dose_value: 0.1,
-          dose_unit: 'mg/kg',
-          route: 'oral',
-          interval_hours: 24,
-          duration_days: 5,
-          status: 'administered',
-          computed_total: { value: 3.24, unit: 'mg' },
-        },
-        {
-          id: '00000000-0000-4000-8000-000000000002',
-          text: 'dipirona',
-          evidence: null,
-          drug: 'dipirona',
-          dose_value: null,
-          dose_unit: null,
-          route: null,
-          interval_hours: null,
-          duration_days: null,
-          status: 'suspended',
-          computed_total: null,
-        },
-      ],
-      exams: [],
-      vaccines: [{ id: '00000000-0000-4000-8000-000000000003', text: 'v10', evidence: null, code: 'v8_v10', status: 'prescribed' }],
-      follow_ups: [
-        { id: '00000000-0000-4000-8000-000000000004', text: 'se piorar', evidence: null, kind: 'other', due_in_days: null, due_date: null },
-      ],
-    });
-    expect(blocks).toEqual([
-      {
-        title: 'Medicamentos',
-        lines: [
-          '1. Meloxicam — 0,1 mg/kg (total 3,24 mg) — via oral — a cada 24 h — por 5 dias (aplicado na consulta)',
-          '2. Dipirona (suspenso)',
-        ],
-      },
-      { title: 'Vacinas', lines: ['- Polivalente canina (V8/V10) (agendada)'] },
-      { title: 'Retorno', lines: ['- Retorno: se piorar'] },
-    ]);
   });
 });
 

@@ -13,7 +13,7 @@ export interface ExportDocument {
   patient: {
     name: string;
     gender: 'male' | 'female' | 'unidentified';
-    /** The consultation day, YYYY-MM-DD (UTC: the service knows no clinic time zone). */
+    /** The consultation day, YYYY-MM-DD: the note's visit date (notes before visit dates: the UTC day it was created). */
     date: string;
     externalId: string | null;
   };
@@ -23,7 +23,7 @@ export interface ExportDocument {
   createdAt?: string;
   /** The consultation day when the upload named one (`YYYY-MM-DD`); null → the day of `createdAt`. */
   visitDate?: string | null;
-  /** What the veterinarian decided (the receituário of the record); null or absent → none. */
+  /** What the veterinarian decided: the receituário blocks after the sections (plan-blocks.ts); null or absent → none. */
   plan?: Plan | null;
   /** Absent or `verbatim`: no style line in the header (exports before clinical notes looked so). */
   style?: NoteStyle;
@@ -108,6 +108,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
       case 'vital_mismatch':
         return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
+      case 'plan_mismatch':
+        return `- ${where}${quoted} difere do plano dito na consulta (ver Prescrição).`;
       case 'simulated_transcript':
         return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':
@@ -130,7 +132,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     patient: {
       name: note.name,
       gender: note.gender,
-      date: new Date(note.createdAt).toISOString().slice(0, 10),
+      date: note.visitDate ?? new Date(note.createdAt).toISOString().slice(0, 10),
       externalId: note.externalId,
     },
     sections: ordered.map((section) => ({ id: section.id, title: section.title, content: section.content })),

@@ -9,7 +9,7 @@ import {
   reviewLines,
   SIMULATED_BANNER,
 } from '../export/export-document.ts';
-import { PLAN_TITLE, planBlocks } from '../export/plan-block.ts';
+import { PLAN_TITLE, planBlocks } from '../export/plan-blocks.ts';
 import { SPECIES_LABELS, VITALS_TITLE, vitalLines } from '../export/vitals-block.ts';
 import type { RecordInput, RenderedRecord } from './record-input.ts';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReferenceRangesPatchSchema, ReferenceRangesSchema } from '../vitals/reference-ranges.schemas.ts';
+import { DrugNamesSchema, TimezoneSchema } from './plan-settings.schemas.ts';
 
 const AudioRetentionDays = z
   .int()
@@ -60,6 +61,8 @@ export const SettingsSchema = z
     clinic_profile: ClinicProfileBody.nullable().meta({
       description: 'The clinic as the PDF record prints it (its heading); null until set — the record then shows no clinic heading',
     }),
+    timezone: z.string().meta({ description: TimezoneSchema.meta()?.description }),
+    drug_names: z.array(z.string()).meta({ description: DrugNamesSchema.meta()?.description }),
   })
   .meta({ id: 'NotesSettings', description: "The clinic's Notes settings; each has a default until an administrator changes it" });
 
@@ -74,6 +77,8 @@ export const SettingsPatchBody = z
     clinic_profile: ClinicProfileSchema.nullable()
       .optional()
       .meta({ description: 'Replaces the whole profile (lines left out become null); null removes it' }),
+    timezone: TimezoneSchema.optional(),
+    drug_names: DrugNamesSchema.optional(),
   })
   .meta({ id: 'NotesSettingsUpdate' });
 

@@ -4,7 +4,7 @@ import type { StoredClinicProfile } from '../../platform/db/schema/index.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { lockClinic } from '../store/notes.repo.ts';
-import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from '../store/settings.repo.ts';
+import { DEFAULT_TIMEZONE, findSettings, type SettingsRow, type SettingsValues, saveSettings } from '../store/settings.repo.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
@@ -20,6 +20,8 @@ export function toSettingsBody(row: SettingsRow | undefined): Settings {
     reference_ranges: effectiveRanges((row?.referenceRanges ?? {}) as RangeOverrides),
     audio_retention_days: row?.audioRetentionDays ?? null,
     clinic_profile: row?.clinicProfile ?? null,
+    timezone: row?.timezone ?? DEFAULT_TIMEZONE,
+    drug_names: row?.drugNames ?? [],
   };
 }
 
@@ -53,6 +55,8 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
     }
     if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
     if (patch.clinic_profile !== undefined) values.clinicProfile = storedProfile(patch.clinic_profile);
+    if (patch.timezone !== undefined) values.timezone = patch.timezone;
+    if (patch.drug_names !== undefined) values.drugNames = patch.drug_names;
     return toSettingsBody(await saveSettings(caller.clinicId, values, tx));
   });
 }

@@ -8,7 +8,7 @@ import type PDFDocument from 'pdfkit';
 import type { StoredClinicProfile } from '../../../platform/db/schema/index.ts';
 import type { Species } from '../../store/vitals.schemas.ts';
 import { DRAFT_MARK, type ExportDocument, linesOf, REVIEW_TITLE, readableDate, reviewLines, SIMULATED_BANNER } from '../export-document.ts';
-import { PLAN_TITLE, planBlocks } from '../plan-block.ts';
+import { PLAN_TITLE, planBlocks } from '../plan-blocks.ts';
 import { SPECIES_LABELS, VITALS_TITLE, vitalLines } from '../vitals-block.ts';
 import { winAnsi } from './win-ansi.ts';
 
