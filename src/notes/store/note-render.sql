@@ -68,7 +68,8 @@ CREATE OR REPLACE FUNCTION vetflow_note_bodies(ids uuid[]) RETURNS TABLE (note_i
       'signed_at', vetflow_api_timestamp(g.signed_at),
       'key_id', g.key_id,
       'flags_acknowledged', g.flags_acknowledged,
-      'content_sha256', g.content_sha256) FROM note_signatures g WHERE g.note_id = n.id),
+      'content_sha256', g.content_sha256,
+      'hash_version', g.hash_version) FROM note_signatures g WHERE g.note_id = n.id),
     'vitals', CASE WHEN s.completed THEN n.vitals ELSE '[]'::jsonb END,
     'audio', json_build_object('available', n.audio_deleted_at IS NULL, 'deleted_at', vetflow_api_timestamp(n.audio_deleted_at))) AS middle) m,
   LATERAL (SELECT CASE WHEN n.transcription_status = 'failed' AND n.failure IS NOT NULL AND jsonb_typeof(n.failure) <> 'null'
