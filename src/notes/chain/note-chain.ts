@@ -6,14 +6,25 @@ import { type AmendmentRow, amendmentsOf, findCoveredRows, findSignature, type S
 import { type CoveredState, coveredSections, coveredStateOf } from './covered-state.ts';
 import type { ChainLink, LinkState, NoteChain } from './verify-chain.ts';
 
+/** A chain read from the database: the note as it stands is known whole. */
+export interface StoredChain extends NoteChain {
+  current: CoveredState;
+  recordStatus: 'draft' | 'signed' | 'amended';
+}
+
 /** A note's chain as the database holds it, with the note as it stands (undefined when there is no such note). */
-export async function noteChainOf(noteId: string, db: Db): Promise<NoteChain | undefined> {
+export async function noteChainOf(noteId: string, db: Db): Promise<StoredChain | undefined> {
   const rows = await findCoveredRows(noteId, db);
   if (!rows) return undefined;
   const sections = await sectionsOf(noteId, db);
   const signature = await findSignature(noteId, db);
   const amendments = signature ? await amendmentsOf(noteId, db) : [];
-  return { noteId, links: chainLinks(signature, amendments, sections), current: coveredStateOf(rows, sections) };
+  return {
+    noteId,
+    links: chainLinks(signature, amendments, sections),
+    current: coveredStateOf(rows, sections),
+    recordStatus: rows.recordStatus,
+  };
 }
 
 /**

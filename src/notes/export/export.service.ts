@@ -3,8 +3,10 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
+import { toChainJson } from '../chain/chain-json.ts';
+import { noteChainOf, type StoredChain } from '../chain/note-chain.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
-import { type SectionRow, sectionsOf } from '../store/notes.repo.ts';
+import { type NoteRow, type SectionRow, sectionsOf } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { amendmentsOf, findSignature } from '../store/record.repo.ts';
 import { type ExportRecord, toExportDocument } from './export-document.ts';
@@ -12,12 +14,18 @@ import { attachmentDisposition } from './filename.ts';
 import { renderRtf } from './rtf.ts';
 import { renderTxt } from './txt.ts';
 
-export const EXPORT_FORMATS = ['txt', 'rtf'] as const;
+export const EXPORT_FORMATS = ['txt', 'rtf', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const FORMATS = {
+/** The formats a person reads, rendered from the export document. */
+const DOCUMENT_FORMATS = {
   txt: { contentType: 'text/plain; charset=utf-8', render: renderTxt },
   rtf: { contentType: 'application/rtf', render: renderRtf },
+} as const;
+
+/** The formats a program reads and `record verify` checks, rendered from the note's hash chain. */
+const CHAIN_FORMATS = {
+  json: { contentType: 'application/json', render: (chain: StoredChain) => JSON.stringify(toChainJson([chain])) },
 } as const;
 
 export interface ExportFile {
@@ -35,12 +43,27 @@ async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, f
       transcription_status: note.transcriptionStatus,
     });
   }
+  const date = new Date(note.createdAt).toISOString().slice(0, 10);
+  const { contentType, body } =
+    chosen in CHAIN_FORMATS
+      ? await chainFile(note.id, chosen as keyof typeof CHAIN_FORMATS, db)
+      : await documentFile(note, chosen as keyof typeof DOCUMENT_FORMATS, db);
+  await db.transaction((tx) => recordNoteEvent(tx, note.id, 'exported', caller, { format: chosen }));
+  return { contentType, disposition: attachmentDisposition(note.name, date, chosen), body };
+}
+
+async function documentFile(note: NoteRow, format: keyof typeof DOCUMENT_FORMATS, db: Db) {
   const sections = await sectionsOf(note.id, db);
   const document = { ...toExportDocument(note, sections), record: await exportRecord(note.id, sections, db) };
-  const { contentType, render } = FORMATS[chosen];
-  const body = render(document);
-  await db.transaction((tx) => recordNoteEvent(tx, note.id, 'exported', caller, { format: chosen }));
-  return { contentType, disposition: attachmentDisposition(note.name, document.patient.date, chosen), body };
+  const { contentType, render } = DOCUMENT_FORMATS[format];
+  return { contentType, body: render(document) };
+}
+
+async function chainFile(noteId: string, format: keyof typeof CHAIN_FORMATS, db: Db) {
+  const chain = await noteChainOf(noteId, db);
+  if (!chain) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
+  const { contentType, render } = CHAIN_FORMATS[format];
+  return { contentType, body: render(chain) };
 }
 
 /** The signature and amendments an export shows (none for a draft, which the export marks as such). */
