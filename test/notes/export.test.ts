@@ -87,7 +87,7 @@ describe('GET /notes/{id}/export', () => {
       expect(response.json()).toMatchObject({
         error: 'bad_request',
         code: 'INVALID_PARAMETER',
-        details: { field: 'format', expected: ['txt', 'rtf', 'json'] },
+        details: { field: 'format', expected: ['txt', 'rtf', 'json', 'fhir'] },
       });
     }
   });

@@ -43,6 +43,7 @@ export async function exportRoutes(app: AppInstance, { exports }: { exports: Exp
               'text/plain': { schema: Download },
               'application/rtf': { schema: Download },
               'application/json': { schema: Download },
+              'application/fhir+json': { schema: Download },
             },
           },
           ...errorResponses(400, 401, 403, 404, 422, 429),

@@ -4,17 +4,18 @@ import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { toChainJson } from '../chain/chain-json.ts';
-import { noteChainOf, type StoredChain } from '../chain/note-chain.ts';
+import { noteChainOf } from '../chain/note-chain.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { type NoteRow, type SectionRow, sectionsOf } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { amendmentsOf, findSignature } from '../store/record.repo.ts';
 import { type ExportRecord, toExportDocument } from './export-document.ts';
+import { noteFhirDocument } from './fhir/fhir-export.ts';
 import { attachmentDisposition } from './filename.ts';
 import { renderRtf } from './rtf.ts';
 import { renderTxt } from './txt.ts';
 
-export const EXPORT_FORMATS = ['txt', 'rtf', 'json'] as const;
+export const EXPORT_FORMATS = ['txt', 'rtf', 'json', 'fhir'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The formats a person reads, rendered from the export document. */
@@ -23,10 +24,23 @@ const DOCUMENT_FORMATS = {
   rtf: { contentType: 'application/rtf', render: renderRtf },
 } as const;
 
-/** The formats a program reads and `record verify` checks, rendered from the note's hash chain. */
+/** The formats a program reads and `record verify` checks: the note with its whole hash chain. */
 const CHAIN_FORMATS = {
-  json: { contentType: 'application/json', render: (chain: StoredChain) => JSON.stringify(toChainJson([chain])) },
+  json: {
+    contentType: 'application/json',
+    render: async (noteId: string, db: Db) => JSON.stringify(toChainJson([found(await noteChainOf(noteId, db))])),
+  },
+  fhir: {
+    contentType: 'application/fhir+json',
+    render: async (noteId: string, db: Db) => JSON.stringify(found(await noteFhirDocument(noteId, db))),
+  },
 } as const;
+
+/** The note was found a moment ago: gone now, it was deleted meanwhile. */
+function found<T>(value: T | undefined): T {
+  if (!value) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
+  return value;
+}
 
 export interface ExportFile {
   contentType: string;
@@ -60,10 +74,8 @@ async function documentFile(note: NoteRow, format: keyof typeof DOCUMENT_FORMATS
 }
 
 async function chainFile(noteId: string, format: keyof typeof CHAIN_FORMATS, db: Db) {
-  const chain = await noteChainOf(noteId, db);
-  if (!chain) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
   const { contentType, render } = CHAIN_FORMATS[format];
-  return { contentType, body: render(chain) };
+  return { contentType, body: await render(noteId, db) };
 }
 
 /** The signature and amendments an export shows (none for a draft, which the export marks as such). */
