@@ -27,15 +27,20 @@ export const EXTENSIONS = {
   previousSha256: `${VETFLOW}:extension:previous-sha256`,
 } as const;
 
-/** SNOMED CT organism codes of the species vetflow knows; avian and other are text-coded. */
+/**
+ * SNOMED CT organism codes of the species vetflow knows, at species level; avian and other are
+ * text-coded. Checked against published code tables: rabbit is 36571002 (447482001 is the genus
+ * Mus), horse the species Equus caballus 35354009 (HL7's animal-species value set lists the genus
+ * Equus, 388445009).
+ */
 export const SPECIES_SNOMED: Record<string, { code: string; display: string } | undefined> = {
   canine: { code: '448771007', display: 'Canis lupus subsp. familiaris (organism)' },
   feline: { code: '448169003', display: 'Felis catus (organism)' },
-  equine: { code: '388445009', display: 'Equus caballus (organism)' },
+  equine: { code: '35354009', display: 'Equus caballus (organism)' },
   bovine: { code: '34618005', display: 'Bos taurus (organism)' },
   caprine: { code: '125097000', display: 'Capra hircus (organism)' },
   ovine: { code: '125099002', display: 'Ovis aries (organism)' },
-  lagomorph: { code: '447482001', display: 'Oryctolagus cuniculus (organism)' },
+  lagomorph: { code: '36571002', display: 'Oryctolagus cuniculus (organism)' },
 };
 
 /** The vital-signs profile's LOINC codes and UCUM units where one exists; the rest are text-coded. */
