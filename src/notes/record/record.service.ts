@@ -6,6 +6,7 @@ import type { NotesCaller } from '../callers.ts';
 import { coveredStateOf } from '../chain/covered-state.ts';
 import { linkSha256V2 } from '../chain/hash-v2.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { updateSection } from '../sections/sections.repo.ts';
 import { refuseSigned } from '../store/locked.ts';
 import { toNoteBody } from '../store/note-view.ts';
@@ -112,8 +113,11 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
     // Vitals whose words the amendment changed are read again from the new text, as a section edit
     // reads them (notes-vitals.md), before the note.amended event renders the note.
     await reextractEditedVitals({ noteId, clinicId: note.clinicId, before: section.content, after: input.content }, tx);
-    // The chain's next link: the note after this amendment, the amendment's own signer, time and
-    // reason, and the link before it (a version 1 link's hash is chained the same way).
+    // The plan too: after signing it is part of the signed content (notes-plan.md, "Editing").
+    await reextractEditedPlan({ noteId, before: section.content, after: input.content }, tx);
+    // The chain's next link: the note after this amendment (its vitals and plan re-read above), the
+    // amendment's own signer, time and reason, and the link before it (a version 1 link's hash is
+    // chained the same way).
     const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const previousSha256 = last?.contentSha256 ?? signature.contentSha256;
     const state = await coveredStateNow(noteId, tx);
