@@ -250,6 +250,32 @@ describe('the hash chain', () => {
     expect(verifyRecordText(await exportJson(note.id))).toMatchObject({ verified: false, broken: { link: 'signature', problem: 'hash' } });
   });
 
+  it("covers the plan an amendment re-reads: the amendment's link holds the new medication, the signature's not", async () => {
+    const id = await uploadNote(app, clinic.editor, { name: 'Thor', species: 'canine' });
+    expect(await waitUntilSettled(app, clinic.viewer, id)).toBe('completed');
+    const [section] = (await call('GET', `/notes/${id}`, clinic.viewer)).json().data.note_sections;
+    expect((await call('POST', `/notes/${id}/sign`, clinic.editor, { signed_by: ANA, acknowledge_flags: true })).statusCode).toBe(200);
+    const amended = await call('POST', `/notes/${id}/amendments`, clinic.editor, {
+      section_id: section.id,
+      content: `${section.content} Vou prescrever meloxicam 0,1 mg/kg por via oral a cada 24 horas por cinco dias.`,
+      reason: 'Prescrição esquecida',
+      signed_by: ANA,
+    });
+    expect(amended.statusCode, amended.body).toBe(201);
+    const file = JSON.parse(await exportJson(id));
+    const drugs = (link: any) => (link.covered.plan?.medications ?? []).map((item: any) => item.drug);
+    const [signature, amendment] = file.notes[0].links;
+    expect(drugs(signature)).not.toContain('meloxicam');
+    expect(drugs(amendment)).toContain('meloxicam');
+    expect(file.notes[0].current.plan).toEqual(amendment.covered.plan);
+    expect(verifyRecordText(JSON.stringify(file))).toEqual({ notes: 1, links: 2, verified: true });
+    await run(sql`update notes set plan = jsonb_set(plan, '{medications}', '[]') where id = ${id}`);
+    expect(verifyRecordText(await exportJson(id))).toMatchObject({
+      verified: false,
+      broken: { link: 'amendment 1', problem: 'current_state' },
+    });
+  });
+
   it('exports a draft with no links, and refuses another clinic its note', async () => {
     const note = await draft('Rascunho');
     expect(verifyRecordText(await exportJson(note.id))).toEqual({ notes: 1, links: 0, verified: true });

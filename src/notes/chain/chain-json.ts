@@ -23,7 +23,7 @@ const Vital = z.object({
 const PlanItems = z.array(z.record(z.string(), z.unknown()));
 const Plan = z.object({ medications: PlanItems, exams: PlanItems, vaccines: PlanItems, follow_ups: PlanItems });
 const Patient = z.object({ name: z.string(), external_id: z.string().nullable(), species: z.string().nullable() });
-const State = z.object({ patient: Patient, sections: z.array(Section), vitals: z.array(Vital), plan: Plan.nullable() });
+const State = z.object({ patient: Patient, sections: z.array(Section), vitals: z.array(Vital), plan: Plan });
 
 const Link = z.object({
   link: z.string(),

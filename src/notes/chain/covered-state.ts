@@ -41,7 +41,7 @@ export interface CoveredState {
   patient: CoveredPatient;
   sections: CoveredSection[];
   vitals: CoveredVital[];
-  plan: CoveredPlan | null;
+  plan: CoveredPlan;
 }
 
 /** The note's columns a version 2 link covers, as the rows hold them. */
@@ -78,8 +78,9 @@ const withoutHandles = (item: Record<string, unknown>): CoveredPlanItem => {
   return decided;
 };
 
-export function coveredPlan(plan: StoredPlan | null): CoveredPlan | null {
-  if (!plan) return null;
+/** A note completed before plans existed (null) shows empty lists, as the API shows it. */
+export function coveredPlan(plan: StoredPlan | null): CoveredPlan {
+  if (!plan) return { medications: [], exams: [], vaccines: [], follow_ups: [] };
   return {
     medications: (plan.medications ?? []).map(withoutHandles),
     exams: (plan.exams ?? []).map(withoutHandles),

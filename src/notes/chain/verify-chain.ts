@@ -65,7 +65,7 @@ export function recomputeLink(noteId: string, links: readonly ChainLink[], index
     return contentSha256({ noteId, sections: state.sections, signedBy: signature.signedBy, signedAt: signature.signedAt });
   }
   const { patient, vitals, plan } = state;
-  if (!patient || !vitals || plan === undefined) throw new Error(`version 2 link ${linkName(link.position)} carries no full state`);
+  if (!patient || !vitals || !plan) throw new Error(`version 2 link ${linkName(link.position)} carries no full state`);
   return linkSha256V2({
     noteId,
     state: { patient, sections: state.sections, vitals, plan },
