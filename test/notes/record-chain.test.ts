@@ -244,6 +244,8 @@ describe('the hash chain', () => {
     const amendments = (await call('GET', `/notes/${note.id}/amendments`, clinic.viewer)).json().data;
     expect(amendments.map((amendment: any) => amendment.hash_version)).toEqual([1, 2]);
     expect(verifyRecordText(await exportJson(note.id))).toEqual({ notes: 1, links: 3, verified: true });
+    const fhir = await call('GET', `/notes/${note.id}/export?format=fhir`, clinic.viewer);
+    expect(verifyRecordText(fhir.body)).toEqual({ notes: 1, links: 3, verified: true });
 
     // A version 1 link covered the sections after it: the text the first amendment replaced is what the signature covered.
     await run(sql`update note_amendments set previous_content = 'Outro texto' where note_id = ${note.id} and position = 1`);

@@ -275,6 +275,13 @@ describe('the FHIR R4 export', () => {
     for await (const piece of recordFhirCollectionText(ids, db.database.db, now)) streamed += piece;
     expect(streamed).toBe(JSON.stringify(collection));
     expect(verifyRecordText(streamed)).toEqual({ notes: 3, links: 4, verified: true });
+    // One amendment's reason changed in the file: that link of that note is named.
+    expect(streamed.split('"Correção número 2"')).toHaveLength(2);
+    expect(verifyRecordText(streamed.replace('"Correção número 2"', '"Correção número dois"'))).toMatchObject({
+      notes: 3,
+      verified: false,
+      broken: { note_id: amended.id, link: 'amendment 2', problem: 'hash' },
+    });
   });
 
   it('answers another clinic 403 and records the export in the history', async () => {
