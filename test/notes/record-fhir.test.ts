@@ -140,6 +140,7 @@ async function fhirOf(id: string, key = clinic.viewer) {
   const response = await call('GET', `/notes/${id}/export?format=fhir`, key);
   expect(response.statusCode, response.body).toBe(200);
   expect(response.headers['content-type']).toMatch(/^application\/fhir\+json/);
+  expect(response.headers['content-disposition']).toMatch(/filename="[^"]+-\d{4}-\d\d-\d\d\.fhir\.json"/);
   return { text: response.body, bundle: response.json() as Bundle };
 }
 

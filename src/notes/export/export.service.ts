@@ -9,7 +9,7 @@ import { recordNoteEvent } from '../history/record-event.ts';
 import { type NoteRow, type SectionRow, sectionsOf } from '../store/notes.repo.ts';
 import { noteOfClinic } from '../store/own-note.ts';
 import { amendmentsOf, findSignature } from '../store/record.repo.ts';
-import { type ExportRecord, toExportDocument } from './export-document.ts';
+import { type ExportRecord, exportDay, toExportDocument } from './export-document.ts';
 import { noteFhirDocument } from './fhir/fhir-export.ts';
 import { attachmentDisposition } from './filename.ts';
 import { renderRtf } from './rtf.ts';
@@ -36,6 +36,8 @@ const CHAIN_FORMATS = {
   },
 } as const;
 
+const FILE_EXTENSIONS: Record<ExportFormat, string> = { txt: 'txt', rtf: 'rtf', json: 'json', fhir: 'fhir.json' };
+
 /** The note was found a moment ago: gone now, it was deleted meanwhile. */
 function found<T>(value: T | undefined): T {
   if (!value) throw new AppError('NOTE_NOT_FOUND', 'Note not found');
@@ -48,7 +50,7 @@ export interface ExportFile {
   body: string;
 }
 
-/** A completed note of the caller's clinic as a TXT or RTF download, recorded in its history (`exported`). */
+/** A completed note of the caller's clinic as a TXT, RTF, JSON or FHIR download, recorded in its history (`exported`). */
 async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, format: string | string[] | undefined): Promise<ExportFile> {
   const chosen = parseFormat(format);
   const note = await noteOfClinic(caller, id, db);
@@ -57,13 +59,12 @@ async function exportNote({ db }: { db: Db }, caller: NotesCaller, id: string, f
       transcription_status: note.transcriptionStatus,
     });
   }
-  const date = new Date(note.createdAt).toISOString().slice(0, 10);
   const { contentType, body } =
     chosen in CHAIN_FORMATS
       ? await chainFile(note.id, chosen as keyof typeof CHAIN_FORMATS, db)
       : await documentFile(note, chosen as keyof typeof DOCUMENT_FORMATS, db);
   await db.transaction((tx) => recordNoteEvent(tx, note.id, 'exported', caller, { format: chosen }));
-  return { contentType, disposition: attachmentDisposition(note.name, date, chosen), body };
+  return { contentType, disposition: attachmentDisposition(note.name, exportDay(note), FILE_EXTENSIONS[chosen]), body };
 }
 
 async function documentFile(note: NoteRow, format: keyof typeof DOCUMENT_FORMATS, db: Db) {
