@@ -1,9 +1,9 @@
 import { flowCommands } from '../flow/flow.cli.ts';
-import { notesCommands } from '../notes/notes.cli.ts';
-import type { CliCommand } from '../platform/cli.ts';
+import { notesCommands, notesOfflineCommands } from '../notes/notes.cli.ts';
+import type { AnyCliCommand, CliCommand } from '../platform/cli.ts';
 import { retentionRun } from './retention.cli.ts';
 
-export { type CliCommand, type CliContext, CliError, requiredFlag } from '../platform/cli.ts';
+export { type CliCommand, type CliContext, CliError, CliFailure, requiredFlag } from '../platform/cli.ts';
 
 const migrate: CliCommand = {
   name: 'migrate',
@@ -12,4 +12,4 @@ const migrate: CliCommand = {
 };
 
 /** Every operator command, matched by its leading words. */
-export const commands: readonly CliCommand[] = [migrate, ...notesCommands, ...flowCommands, retentionRun];
+export const commands: readonly AnyCliCommand[] = [migrate, ...notesCommands, ...notesOfflineCommands, ...flowCommands, retentionRun];

@@ -1,6 +1,8 @@
-import { type CliCommand, CliError, requiredFlag } from '../platform/cli.ts';
+import { readFile } from 'node:fs/promises';
+import { type CliCommand, CliError, CliFailure, type OfflineCliCommand, requiredFlag } from '../platform/cli.ts';
 import { ROLES, type Role } from './callers.ts';
 import { ClinicNotFoundError, createClinic, issueOperatorKey } from './clinics/clinics.service.ts';
+import { verifyRecordText } from './export/verify-file.ts';
 import { resealSecrets } from './webhooks/reseal.ts';
 import { KEY_MISSING_MESSAGE, loadSecretKeyring } from './webhooks/secret-key.ts';
 import { SecretBox } from './webhooks/secrets.ts';
@@ -58,4 +60,36 @@ const webhooksReseal: CliCommand = {
   },
 };
 
+/**
+ * `record verify FILE`: recomputes every hash of a JSON or FHIR export of the record, offline. Prints
+ * `{notes, links, verified: true}`, or the first broken link and exits 1 (docs/notes-record.md).
+ */
+const recordVerify: OfflineCliCommand = {
+  name: 'record verify',
+  offline: true,
+  positionals: ['file'],
+  async run(_values, [file]) {
+    let text: string;
+    try {
+      text = await readFile(file!, 'utf8');
+    } catch (error) {
+      throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    let verification: ReturnType<typeof verifyRecordText>;
+    try {
+      verification = verifyRecordText(text);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    if (!verification.verified) {
+      const { note_id, link } = verification.broken;
+      throw new CliFailure(`the record does not verify: note ${note_id}, ${link}`, verification);
+    }
+    return verification;
+  },
+};
+
 export const notesCommands: readonly CliCommand[] = [tenantCreate, keyCreate, webhooksReseal];
+
+/** The Notes commands that need no database. */
+export const notesOfflineCommands: readonly OfflineCliCommand[] = [recordVerify];

@@ -94,7 +94,7 @@ describe('GET /notes/{id}/export', () => {
       expect(response.json()).toMatchObject({
         error: 'bad_request',
         code: 'INVALID_PARAMETER',
-        details: { field: 'format', expected: ['txt', 'rtf', 'pdf'] },
+        details: { field: 'format', expected: ['txt', 'rtf', 'pdf', 'json', 'fhir'] },
       });
     }
   });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { verifyRecordText } from '../../src/notes/export/verify-file.ts';
 import type { Plan } from '../../src/notes/store/plan.schemas.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { as, createClinicWithKeys } from '../helpers/notes.ts';
@@ -222,6 +223,28 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
     expect(amendedPart).toMatch(/SHA-256 atual \(após 2 adendo\(s\)\): [0-9a-f]{64}/);
   });
 
+  it("answers FHIR R4: a collection of each note's document, oldest first, whose every hash chain verifies offline", async () => {
+    const response = await recordOf('PAC-7', 'fhir');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/fhir+json');
+    expect(response.headers['content-disposition']).toMatch(/^attachment; filename="prontuario-PAC-7-\d{4}-\d{2}-\d{2}\.fhir\.json"/);
+    const bundle = response.json();
+    expect(bundle).toMatchObject({ resourceType: 'Bundle', type: 'collection' });
+    const documents = bundle.entry.map(
+      (entry: { resource: { type: string; entry: { resource: { resourceType: string; status?: string } }[] } }) => {
+        expect(entry.resource.type).toBe('document');
+        return entry.resource.entry.find((inner) => inner.resource.resourceType === 'Composition')?.resource.status;
+      },
+    );
+    // The draft is preliminary, the signed note final, the one amended twice amended.
+    expect(documents).toEqual(['preliminary', 'final', 'amended']);
+    expect(verifyRecordText(response.payload)).toEqual({ notes: 3, links: 4, verified: true });
+    // One amendment's reason changed in the file: verification names that note and link.
+    const tampered = response.payload.replace('Acréscimo do colar', 'Acréscimo de outra coisa');
+    expect(tampered).not.toBe(response.payload);
+    expect(verifyRecordText(tampered)).toMatchObject({ verified: false, broken: { note_id: amended } });
+  });
+
   it('records one exported event per note, with the format', async () => {
     const before = await Promise.all([draft, signed, amended].map(async (id) => (await historyOf(id)).length));
     expect((await recordOf('PAC-7', 'txt')).statusCode).toBe(200);
@@ -233,7 +256,7 @@ describe('GET /notes/v1/patients/{external_id}/record', () => {
   });
 
   it('refuses another format with 422 VALIDATION_ERROR, and an unknown patient with 404 PATIENT_NOT_FOUND', async () => {
-    for (const format of ['rtf', 'fhir', 'PDF', '']) {
+    for (const format of ['rtf', 'odt', 'PDF', '']) {
       const response = await recordOf('PAC-7', format);
       expect(response.statusCode, format).toBe(422);
       expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: expect.stringContaining('format') } });
@@ -273,7 +296,7 @@ describe('GET /notes/v1/notes/{id}/export?format=pdf', () => {
     expect(flat).toContain('página 1 de 1');
     expect((await historyOf(amended)).at(-1)).toMatchObject({ event: 'exported', details: { format: 'pdf' } });
     const bad = await call('GET', `/notes/${amended}/export?format=odt`, clinic.viewer);
-    expect(bad.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: { expected: ['txt', 'rtf', 'pdf'] } });
+    expect(bad.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: { expected: ['txt', 'rtf', 'pdf', 'json', 'fhir'] } });
   });
 });
 

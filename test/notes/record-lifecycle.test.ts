@@ -83,13 +83,41 @@ function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
-function expectedHash(note: any, signature: { signed_by: object; signed_at: string }): string {
+/** A link as the hash covers it: its signer and time, and on an amendment its reason and the link before. */
+interface LinkFields {
+  signed_by: object;
+  signed_at: string;
+  reason?: string;
+  previous_sha256?: string;
+}
+const withoutHandles = ({ id: _id, evidence: _evidence, ...decided }: Record<string, unknown>) => decided;
+/** The version 2 hash of a link over the note as fetched (docs/notes-record.md, "The hash chain"). */
+function expectedHash(note: any, link: LinkFields): string {
   const sections = [...note.note_sections]
     .sort((a, b) => Number(a.order) - Number(b.order))
     .map((section) => ({ label: section.label, title: section.title, content: section.content, order: section.order }));
-  const canonical = canonicalJson({ note_id: note.id, sections, signed_by: signature.signed_by, signed_at: signature.signed_at });
+  const plan = note.plan
+    ? Object.fromEntries(
+        Object.entries(note.plan as Record<string, Record<string, unknown>[]>).map(([list, items]) => [list, items.map(withoutHandles)]),
+      )
+    : null;
+  const canonical = canonicalJson({
+    hash_version: 2,
+    note_id: note.id,
+    patient: { name: note.name, external_id: note.external_id, species: note.species },
+    sections,
+    vitals: note.vitals.map(withoutHandles),
+    plan,
+    ...link,
+  });
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
+const amendmentLink = (amendment: any): LinkFields => ({
+  signed_by: amendment.signed_by,
+  signed_at: amendment.created_at,
+  reason: amendment.reason,
+  previous_sha256: amendment.previous_sha256,
+});
 
 async function clinicalDraft(name: string): Promise<any> {
   const id = await uploadNote(app, clinic.editor, { name }, 'consultation.m4a');
@@ -166,6 +194,7 @@ describe('the clinical record, end to end', () => {
       key_id: clinic.editorId,
       flags_acknowledged: true,
       content_sha256: expectedHash(draft, { signed_by: ANA, signed_at: signedNote.signature.signed_at }),
+      hash_version: 2,
     });
     const signature = signedNote.signature;
     expect(await fetchNote(draft.id)).toEqual(signedNote);
@@ -215,8 +244,14 @@ describe('the clinical record, end to end', () => {
       reason: 'Dose conferida na gravação: 1 mg/kg',
       signed_by: ANA,
       created_at: expect.stringMatching(/Z$/),
-      content_sha256: expectedHash(afterFirst, signature),
+      content_sha256: expectedHash(afterFirst, {
+        signed_by: ANA,
+        signed_at: firstAmendment.created_at,
+        reason: 'Dose conferida na gravação: 1 mg/kg',
+        previous_sha256: signature.content_sha256,
+      }),
       previous_sha256: signature.content_sha256,
+      hash_version: 2,
     });
     // A section changed, so the hash did.
     expect(firstAmendment.content_sha256).not.toBe(signature.content_sha256);
@@ -233,7 +268,8 @@ describe('the clinical record, end to end', () => {
     const afterSecond = await fetchNote(draft.id);
     expect(secondAmendment.previous_sha256).toBe(firstAmendment.content_sha256);
     expect(secondAmendment.previous_content).toBe(firstText);
-    expect(secondAmendment.content_sha256).toBe(expectedHash(afterSecond, signature));
+    expect(secondAmendment.content_sha256).toBe(expectedHash(afterSecond, amendmentLink(secondAmendment)));
+    expect(secondAmendment.hash_version).toBe(2);
     const amendments = (await call('GET', `/notes/${draft.id}/amendments`, clinic.viewer)).json();
     expect(amendments).toEqual({ status: 'success', data: [firstAmendment, secondAmendment] });
 
@@ -359,8 +395,8 @@ describe('the clinical record, end to end', () => {
     ];
     const note = await fetchNote(id);
     expect(note.vitals).toEqual(expected);
-    // The hash covers the sections' texts only: the amendment's link is still the note as fetched.
-    expect(amendment.content_sha256).toBe(expectedHash(note, note.signature));
+    // The amendment's link covers the note as fetched, the vitals it re-read included.
+    expect(amendment.content_sha256).toBe(expectedHash(note, amendmentLink(amendment)));
 
     // The "Sinais vitais" block; the old words stay only in the amendment block, as the text it replaced.
     const txt = (await call('GET', `/notes/${id}/export?format=txt`, clinic.viewer)).body;
@@ -425,7 +461,9 @@ describe('the clinical record, end to end', () => {
     expect([200, 409]).toContain(edit.statusCode);
     // Whichever came first, the signature covers exactly what the note shows.
     const now = await fetchNote(note.id);
-    expect(now.signature.content_sha256).toBe(expectedHash(now, now.signature));
+    expect(now.signature.content_sha256).toBe(
+      expectedHash(now, { signed_by: now.signature.signed_by, signed_at: now.signature.signed_at }),
+    );
     expect(now.note_sections[0].content === 'Texto da corrida').toBe(edit.statusCode === 200);
   });
 

@@ -125,6 +125,11 @@ export function linesOf(text: string): string[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/);
 }
 
+/** The day an export is dated and named by: the visit date, else the day the note was created (UTC). */
+export function exportDay(note: Pick<NoteRow, 'visitDate' | 'createdAt'>): string {
+  return note.visitDate ?? new Date(note.createdAt).toISOString().slice(0, 10);
+}
+
 export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportDocument {
   // Display order is the numeric `order` the API exposes (and PATCH may change), not insertion order.
   const ordered = [...sections].sort((a, b) => Number(a.order) - Number(b.order) || a.position - b.position);
@@ -132,7 +137,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     patient: {
       name: note.name,
       gender: note.gender,
-      date: note.visitDate ?? new Date(note.createdAt).toISOString().slice(0, 10),
+      date: exportDay(note),
       externalId: note.externalId,
     },
     sections: ordered.map((section) => ({ id: section.id, title: section.title, content: section.content })),

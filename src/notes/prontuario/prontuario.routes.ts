@@ -30,13 +30,15 @@ export async function prontuarioRoutes(app: AppInstance, { prontuario }: { pront
       config: { access: { notesPermission: 'notes:read' } },
       schema: {
         operationId: 'exportPatientRecord',
-        summary: "A patient's whole record (prontuário) as one PDF or TXT file",
+        summary: "A patient's whole record (prontuário) as one PDF, TXT or FHIR R4 file",
         description:
           'Every completed note of the patient (`external_id`) in your clinic, oldest first: date and time, sections, vitals, ' +
           'the plan as a receituário, the signature (name, CRMV, time, hash) and each amendment in place (the replaced text ' +
           'struck through, the new text, reason, who, when); drafts are marked "Rascunho" and never shown as signed. The PDF ' +
           'is A4 with the clinic\'s profile (`clinic_profile` in `/settings`), the patient and tutor, "página N de M" and the ' +
-          "record's SHA-256 in every footer (docs/notes-prontuario.md). Each note's history gets an `exported` event. " +
+          "record's SHA-256 in every footer (docs/notes-prontuario.md). `fhir` is a FHIR R4 `collection` Bundle of each note's " +
+          '`document` Bundle (docs/notes-export.md), every hash chain in it checked offline by `vetflow record verify FILE`. ' +
+          "Each note's history gets an `exported` event. " +
           "404 PATIENT_NOT_FOUND when the clinic has no completed note of that patient (another clinic's patients included).",
         tags: ['Notes'],
         params: RecordParams,
@@ -53,6 +55,7 @@ export async function prontuarioRoutes(app: AppInstance, { prontuario }: { pront
             content: {
               [RECORD_FORMATS.pdf.contentType]: { schema: DownloadBytes },
               [RECORD_FORMATS.txt.contentType.split(';')[0] ?? 'text/plain']: { schema: Download },
+              [RECORD_FORMATS.fhir.contentType]: { schema: Download },
             },
           },
           ...errorResponses(400, 401, 403, 404, 422, 429),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
-import { SignerSchema } from '../store/note.schemas.ts';
+import { HashVersionSchema, SignerSchema } from '../store/note.schemas.ts';
 
 export const SignBody = z
   .object({
@@ -34,10 +34,15 @@ export const AmendmentSchema = z
     reason: z.string(),
     signed_by: SignerSchema,
     created_at: TimestampSchema,
-    content_sha256: Sha256.meta({ description: 'The hash of the note after this amendment (same canonical form as the signature)' }),
+    content_sha256: Sha256.meta({
+      description:
+        'Version 2: the hash of the note after this amendment together with its reason, signer, time and previous_sha256; ' +
+        'version 1: of the sections after it and the original signature (docs/notes-record.md)',
+    }),
     previous_sha256: Sha256.meta({
       description: "The hash before it: the previous amendment's content_sha256, or the signature's for the first",
     }),
+    hash_version: HashVersionSchema,
   })
   .meta({ id: 'NoteAmendment', description: 'A correction of a signed note; append-only, never edited or removed' });
 

@@ -3,6 +3,8 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
+import { coveredStateOf } from '../chain/covered-state.ts';
+import { linkSha256V2 } from '../chain/hash-v2.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { updateSection } from '../sections/sections.repo.ts';
@@ -12,6 +14,7 @@ import { prepareNoteWithSections, sectionsOf } from '../store/notes.repo.ts';
 import { ownNote } from '../store/own-note.ts';
 import {
   amendmentsOf,
+  findCoveredRows,
   findNoteOwner,
   findSignature,
   insertAmendment,
@@ -24,7 +27,6 @@ import {
 import { toAmendmentBody } from '../store/record.view.ts';
 import { reextractEditedVitals } from '../vitals/section-edit.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
-import { contentSha256 } from './content-hash.ts';
 import type { AmendInput, SignInput } from './record.schemas.ts';
 
 export interface RecordDeps {
@@ -59,7 +61,8 @@ async function sign(deps: RecordDeps, caller: NotesCaller, noteId: string, input
     // Whole seconds: the API shows them, and the hash covers the value the API shows.
     const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const signedBy = input.signed_by;
-    const hash = contentSha256({ noteId, sections: await sectionsOf(noteId, tx), signedBy, signedAt: toTimestamp(signedAt) });
+    const state = await coveredStateNow(noteId, tx);
+    const hash = linkSha256V2({ noteId, state, signedBy, signedAt: toTimestamp(signedAt) });
     const flagsAcknowledged = openFlags > 0;
     await insertSignature(
       {
@@ -71,6 +74,8 @@ async function sign(deps: RecordDeps, caller: NotesCaller, noteId: string, input
         flagsAcknowledged,
         openFlags,
         contentSha256: hash,
+        hashVersion: 2,
+        coveredState: state as unknown as Record<string, unknown>,
       },
       tx,
     );
@@ -110,11 +115,18 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
     await reextractEditedVitals({ noteId, clinicId: note.clinicId, before: section.content, after: input.content }, tx);
     // The plan too: after signing it is part of the signed content (notes-plan.md, "Editing").
     await reextractEditedPlan({ noteId, before: section.content, after: input.content }, tx);
-    const hash = contentSha256({
+    // The chain's next link: the note after this amendment (its vitals and plan re-read above), the
+    // amendment's own signer, time and reason, and the link before it (a version 1 link's hash is
+    // chained the same way).
+    const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const previousSha256 = last?.contentSha256 ?? signature.contentSha256;
+    const state = await coveredStateNow(noteId, tx);
+    const hash = linkSha256V2({
       noteId,
-      sections: await sectionsOf(noteId, tx),
-      signedBy: { name: signature.signedByName, license: signature.signedByLicense },
-      signedAt: toTimestamp(signature.signedAt),
+      state,
+      signedBy: input.signed_by,
+      signedAt: toTimestamp(createdAt),
+      amendment: { reason: input.reason, previousSha256 },
     });
     const row = await insertAmendment(
       {
@@ -129,7 +141,10 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
         signedByLicense: input.signed_by.license,
         keyId: caller.keyId,
         contentSha256: hash,
-        previousSha256: last?.contentSha256 ?? signature.contentSha256,
+        previousSha256,
+        createdAt,
+        hashVersion: 2,
+        coveredState: state as unknown as Record<string, unknown>,
       },
       tx,
     );
@@ -147,6 +162,13 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
     return row;
   });
   return toAmendmentBody(amendment);
+}
+
+/** What a link written now covers: the note's patient, sections, vitals and plan as they stand in this transaction. */
+async function coveredStateNow(noteId: string, tx: Db) {
+  const rows = await findCoveredRows(noteId, tx);
+  if (!rows) throw new Error(`note ${noteId} vanished under its lock`);
+  return coveredStateOf(rows, await sectionsOf(noteId, tx));
 }
 
 /** A note's amendments, oldest first; none for an unsigned note. */

@@ -89,6 +89,7 @@ export function toSignatureBody(signature: SignatureFields) {
     key_id: signature.keyId,
     flags_acknowledged: signature.flagsAcknowledged,
     content_sha256: signature.contentSha256,
+    hash_version: signature.hashVersion,
   };
 }
 

@@ -96,6 +96,14 @@ export const SignerSchema = z
   })
   .meta({ id: 'Signer', description: 'The responsible veterinarian: name and CRMV licence' });
 
+export const HashVersionSchema = z.union([z.literal(1), z.literal(2)]).meta({
+  id: 'HashVersion',
+  description:
+    'The canonical form of this link of the hash chain (docs/notes-record.md): 2 for signatures and amendments made since ' +
+    'the chain covers the whole record (patient, sections, vitals, plan; an amendment also its reason, signer, time and the ' +
+    'previous hash); 1 for those made before (the sections and the original signature only), which keep it and still verify.',
+});
+
 export const SignatureSchema = z
   .object({
     signed_by: SignerSchema,
@@ -104,9 +112,11 @@ export const SignatureSchema = z
     flags_acknowledged: z.boolean().meta({ description: 'True when review flags were open and the signer acknowledged them' }),
     content_sha256: z.string().meta({
       description:
-        'Hex SHA-256 of the RFC 8785 canonical JSON of {note_id, sections: [{label, title, content, order}], signed_by, ' +
-        'signed_at} as signed (docs/notes-record.md). Amendments extend the chain from it.',
+        'Hex SHA-256 of the RFC 8785 canonical JSON of the note as signed (docs/notes-record.md, "The hash chain"). ' +
+        'Version 2: {hash_version, note_id, patient: {name, external_id, species}, sections, vitals, plan, signed_by, ' +
+        'signed_at}; version 1 (signatures made before it): {note_id, sections, signed_by, signed_at}. Amendments extend the chain from it.',
     }),
+    hash_version: HashVersionSchema,
   })
   .meta({ id: 'NoteSignature' });
 

@@ -74,6 +74,7 @@ export interface SignatureFields {
   keyId: string;
   flagsAcknowledged: boolean;
   contentSha256: string;
+  hashVersion: 1 | 2;
 }
 export type NoteSummaryRow = Omit<NoteRow, 'transcript' | 'template'> & { template: NoteTemplateName | null };
 
@@ -266,7 +267,8 @@ export function prepareNoteWithSections(db: Db) {
       signature: sql<SignatureFields | null>`(
         select json_build_object('signedByName', g.signed_by_name, 'signedByLicense', g.signed_by_license,
           'signedAt', to_char(g.signed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'keyId', g.key_id,
-          'flagsAcknowledged', g.flags_acknowledged, 'contentSha256', g.content_sha256)
+          'flagsAcknowledged', g.flags_acknowledged, 'contentSha256', g.content_sha256,
+          'hashVersion', g.hash_version)
         from note_signatures g where g.note_id = notes.id)`.as('signature'),
     })
     .from(notes)

@@ -80,3 +80,19 @@ export async function lastAmendment(noteId: string, db: Db): Promise<AmendmentRo
 export async function amendmentsOf(noteId: string, db: Db): Promise<AmendmentRow[]> {
   return db.select().from(noteAmendments).where(eq(noteAmendments.noteId, noteId)).orderBy(asc(noteAmendments.position));
 }
+
+/** The note's columns a version 2 hash covers besides its sections (notes/chain/covered-state.ts). */
+export async function findCoveredRows(noteId: string, db: Db) {
+  const [row] = await db
+    .select({
+      name: notes.name,
+      externalId: notes.externalId,
+      species: notes.species,
+      vitals: notes.vitals,
+      plan: notes.plan,
+      recordStatus: notes.recordStatus,
+    })
+    .from(notes)
+    .where(eq(notes.id, noteId));
+  return row;
+}

@@ -15,5 +15,6 @@ export function toAmendmentBody(row: AmendmentRow) {
     created_at: toTimestamp(row.createdAt),
     content_sha256: row.contentSha256,
     previous_sha256: row.previousSha256,
+    hash_version: row.hashVersion,
   };
 }
