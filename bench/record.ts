@@ -55,9 +55,9 @@ export async function runRecordBench(database: BenchDatabase, rounds = 5): Promi
     await patient(db, clinic.clinicId, 'BENCH-20', 20);
     const caller: NotesCaller = { keyId: clinic.viewerId, clinicId: clinic.clinicId, role: 'viewer', permissions: ['notes:read'] };
     const records = prontuarioService({ db: db.db });
-    const run = (id: string, format: 'pdf' | 'txt') => () => records.exportRecord(caller, id, format);
+    const run = (id: string, format: 'pdf' | 'txt' | 'fhir') => () => records.exportRecord(caller, id, format);
     await exportOnce(run('BENCH-20', 'pdf')); // warm-up: pdfkit's font metrics, the JIT
-    const times = async (id: string, format: 'pdf' | 'txt') => {
+    const times = async (id: string, format: 'pdf' | 'txt' | 'fhir') => {
       const all = [];
       for (let i = 0; i < rounds; i++) all.push(await exportOnce(run(id, format)));
       return all;
@@ -65,6 +65,8 @@ export async function runRecordBench(database: BenchDatabase, rounds = 5): Promi
     const pdf200 = await times('BENCH-200', 'pdf');
     const txt200 = await times('BENCH-200', 'txt');
     const pdf20 = await times('BENCH-20', 'pdf');
+    const fhir200 = await times('BENCH-200', 'fhir');
+    const fhir20 = await times('BENCH-20', 'fhir');
     const med = (runs: { [key: string]: number }[], key: string) => median(runs.map((r) => r[key] ?? 0));
     return [
       {
@@ -85,6 +87,20 @@ export async function runRecordBench(database: BenchDatabase, rounds = 5): Promi
         value: fmt.mb(med(pdf200, 'heap')),
         baseline: fmt.mb(med(pdf20, 'heap')),
         ratio: fmt.ratio(med(pdf200, 'heap') / med(pdf20, 'heap')),
+        target: 'well under 10× (streamed)',
+      },
+      {
+        measurement: `200-note record as FHIR R4, to the last byte (median of ${rounds}; ${fmt.mb(med(fhir200, 'bytes'))})`,
+        value: fmt.ms(med(fhir200, 'ms')),
+        baseline: fmt.ms(med(txt200, 'ms')),
+        ratio: fmt.ratio(med(fhir200, 'ms') / med(txt200, 'ms')),
+        target: '< 2000 ms',
+      },
+      {
+        measurement: 'peak heap growth while exporting: 200-note FHIR vs 20-note FHIR',
+        value: fmt.mb(med(fhir200, 'heap')),
+        baseline: fmt.mb(med(fhir20, 'heap')),
+        ratio: fmt.ratio(med(fhir200, 'heap') / med(fhir20, 'heap')),
         target: 'well under 10× (streamed)',
       },
     ];
