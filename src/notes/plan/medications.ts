@@ -491,7 +491,7 @@ function readMention(
     generic: mention.drug.generic,
     dose_value: dose?.value ?? null,
     dose_unit: dose?.unit ?? null,
-    route: route ?? routeBefore ?? formRoute ?? unitRoute ?? mention.drug.route,
+    route: route ?? routeBefore ?? formRoute ?? unitRoute ?? productRoute(mention.drug),
     interval_hours: interval?.hours ?? null,
     duration_days: duration?.days ?? null,
     used,
@@ -511,6 +511,15 @@ function capsulesPerPeriod(words: readonly string[], at: number): Interval | nul
   if (!UNCOUNTED_FORMS.has(words[at + 1] ?? '') || !/^(\d|um|uma|duas|dois|meia|meio)/.test(words[at] ?? '')) return null;
   const period = ['por', 'ao', 'a'].includes(words[at + 2] ?? '') ? PERIOD_AFTER_DOSE[words[at + 3] ?? ''] : undefined;
   return period === undefined ? null : { hours: period, first: at, end: at + 4, weak: false };
+}
+
+/**
+ * The route a product's name alone says, when nothing else does: a colírio's brand is ophthalmic,
+ * an otológico's otic. Other products' single forms are not taken for a route nobody said (a
+ * collar, a chewable): the lexicon keeps them as data.
+ */
+function productRoute(drug: Drug): Route | null {
+  return drug.route === 'ophthalmic' || drug.route === 'otic' ? drug.route : null;
 }
 
 /** After the drug, which cues still speak of it. */
