@@ -249,6 +249,8 @@ function preambleStart(w: Words, from: number, limit: number): number {
   while (k > limit && from - k < PREAMBLE) {
     if (w.breakBefore[k]) break;
     const cue = CUES.endingAt(w.words, k, Math.min(LONGEST_CUE, k - limit), w.commaBefore);
+    // Over a comma only to a cue ending there ("Pra casa, Cerenia"), not to what the drug before said.
+    if (w.commaBefore[k] && !cue && k < from) break;
     if (cue) {
       k = cue.first;
       continue;
