@@ -394,7 +394,7 @@ function readMention(
       }
       k = foundDose.end;
       // "um comprimido por mês", "repetir uma pipeta por mês"
-      if (interval === null && ['por', 'ao', 'a'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
+      if (interval === null && ['por', 'ao', 'a', '/'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
         interval = { hours: PERIOD_AFTER_DOSE[words[k + 1]!]!, first: k, end: k + 2, weak: false };
         used.push(...range(foundDose.first, k + 2));
         k += 2;
