@@ -87,6 +87,38 @@ const said = (text: string, w: Words, first: number, end: number) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+/** Said right after a brand, part of the product's name (not its form, strength or weight band). */
+const QUALIFIERS = new Set([
+  'simples',
+  'composto',
+  'plus',
+  'gold',
+  'puppy',
+  'gatos',
+  'caes',
+  'spectra',
+  'trio',
+  'forte',
+  'duo',
+  'combo',
+  'max',
+  'mini',
+  'premium',
+  'retard',
+  'pet',
+  'vet',
+  'felino',
+  'canino',
+  'equino',
+  'bovino',
+  'ultra',
+  'pro',
+  'dog',
+  'cat',
+  'junior',
+  'senior',
+]);
+
 /** Words that are never an unlisted drug's name, however they are said. */
 const NOT_A_DRUG = new Set([
   ...GLUE,
@@ -171,6 +203,10 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     const listed = table.at(words, at);
     const unlisted = listed ? null : unlistedAt(text, w, at);
     const hit = listed ?? (unlisted ? { value: unlisted, end: at + 1 } : null);
+    // A brand's product qualifier said right after it is part of its name ("Buscopan simples", "Drontal Puppy").
+    if (listed && listed.value.generic !== listed.value.name && QUALIFIERS.has(words[listed.end] ?? '') && !w.commaBefore[listed.end]) {
+      listed.end++;
+    }
     // A name does not run over a sentence mark ("... vitamina. E ...").
     if (!hit || range(at + 1, hit.end).some((k) => w.breakBefore[k])) {
       at++;
