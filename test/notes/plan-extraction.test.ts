@@ -304,6 +304,7 @@ describe('what never becomes an item', () => {
     ['rejected', 'Pensei em brometo de potássio, mas prefiro esperar.'],
     ['herd rate', 'Para o lote, ivermectina a 1%, 1 ml para cada 50 kg de peso vivo, subcutânea.'],
     ['herd rate', 'Toltrazuril, 1 ml para cada 10 kg de peso, via oral, nos outros bezerros.'],
+    ['flock rate', 'Enrofloxacina 10% na água de bebida, 1 ml por litro, por cinco dias, pro lote todo.'],
     ['price', 'O frasco de enrofloxacino de cinquenta ml sai uns sessenta reais.'],
     ['age', 'Paciente canino de seis anos, castrado.'],
     ['weight', 'Peso 32,4 kg.'],
@@ -312,6 +313,14 @@ describe('what never becomes an item', () => {
     ['a cleaning', 'Limpar a ferida com soro fisiológico duas vezes ao dia.'],
   ])('%s: %s', (_kind, text) => {
     expect(plan(text).medications).toEqual([]);
+  });
+
+  it('takes the dose said for the animal after a herd rate', () => {
+    expect(onlyMedication('Ivermectina, 1 ml para cada 10 kg, então pra ele são 3 ml, subcutâneo.')).toMatchObject({
+      dose_value: 3,
+      dose_unit: 'ml',
+      route: 'subcutaneous',
+    });
   });
 
   it('does not take the weight, an age or a vital for a dose, interval or duration', () => {
