@@ -490,15 +490,27 @@ describe('the lexicon', () => {
 });
 
 describe('hostile input', () => {
-  it('reads a 200 kB transcript in bounded time', () => {
+  // CPU time, not wall time: the machine may be busy with other test files; the work is what is bounded.
+  const cpuMs = (run: () => void) => {
+    const before = process.cpuUsage();
+    run();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  };
+
+  it('reads a 200 kB transcript in bounded, linear time', () => {
     const sentence = 'Vou passar meloxicam 0,1 mg/kg de doze em doze horas por cinco dias, retorno em 15 dias se se se de de 1/2 1/2 ';
-    const text = sentence.repeat(Math.ceil(200_000 / sentence.length));
-    const started = performance.now();
-    const result = plan(text);
-    expect(performance.now() - started).toBeLessThan(3000);
-    expect(() =>
-      PlanSchema.parse({ ...result, medications: result.medications.slice(0, 100), follow_ups: result.follow_ups.slice(0, 100) }),
-    ).not.toThrow();
+    const text = (size: number) => sentence.repeat(Math.ceil(size / sentence.length));
+    plan(text(10_000));
+    let result: ReturnType<typeof plan> | null = null;
+    const small = cpuMs(() => plan(text(25_000)));
+    const large = cpuMs(() => {
+      result = plan(text(200_000));
+    });
+    expect(large).toBeLessThan(2500);
+    // Eight times the words, well under sixty-four times the work.
+    expect(large).toBeLessThan(Math.max(400, small * 20));
+    expect(() => PlanSchema.parse(result)).not.toThrow();
   });
 
   it.each([
@@ -507,10 +519,17 @@ describe('hostile input', () => {
     ['conditions', 'se '.repeat(40_000)],
     ['one long word', 'a'.repeat(200_000)],
     ['cues without drugs', 'vou passar apliquei suspender '.repeat(7_000)],
+    ['drugs without end', 'meloxicam dipirona '.repeat(10_000)],
+    ['returns without end', 'retorno em 15 dias '.repeat(10_000)],
   ])('%s', (_name, text) => {
-    const started = performance.now();
-    plan(text);
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(cpuMs(() => plan(text))).toBeLessThan(2500);
+  });
+
+  it('keeps at most 100 items a list, as the contract holds', () => {
+    const text = Array.from({ length: 150 }, (_, i) => `Retorno em ${i + 1} dias.`).join(' ');
+    const result = plan(text);
+    expect(result.follow_ups).toHaveLength(100);
+    expect(() => PlanSchema.parse(result)).not.toThrow();
   });
 });
 
