@@ -3,8 +3,9 @@
 // equine and bovine practice, each brand with the generic it contains. Vaccines are not here (the
 // plan reads them apart: ../vaccines.ts). Compiled by hand by the team from public sources: the
 // package inserts (bulas) and labels that manufacturers publish, and the product names registered
-// with MAPA (veterinary products) and ANVISA (human products used off-label); no commercial drug
-// database was copied. docs/notes-plan-extraction.md says how to add a name.
+// with MAPA (veterinary products) and ANVISA (human products used off-label), as the team knows
+// them; no commercial drug database was copied, and entries were not checked one by one against
+// the registries. docs/notes-plan-extraction.md says how to add a name.
 //
 // One entry a string: `name | variant | variant > generic @route`
 // - `name`: the drug as it is reported (lower case, no accents); the item's `drug` when said.
