@@ -304,6 +304,7 @@ describe('what never becomes an item', () => {
     ['rejected', 'Pensei em brometo de potássio, mas prefiro esperar.'],
     ['herd rate', 'Para o lote, ivermectina a 1%, 1 ml para cada 50 kg de peso vivo, subcutânea.'],
     ['herd rate', 'Toltrazuril, 1 ml para cada 10 kg de peso, via oral, nos outros bezerros.'],
+    ['flock rate', 'Enrofloxacina 10% na água de bebida, 1 ml por litro, por cinco dias, pro lote todo.'],
     ['price', 'O frasco de enrofloxacino de cinquenta ml sai uns sessenta reais.'],
     ['age', 'Paciente canino de seis anos, castrado.'],
     ['weight', 'Peso 32,4 kg.'],
@@ -312,6 +313,14 @@ describe('what never becomes an item', () => {
     ['a cleaning', 'Limpar a ferida com soro fisiológico duas vezes ao dia.'],
   ])('%s: %s', (_kind, text) => {
     expect(plan(text).medications).toEqual([]);
+  });
+
+  it('takes the dose said for the animal after a herd rate', () => {
+    expect(onlyMedication('Ivermectina, 1 ml para cada 10 kg, então pra ele são 3 ml, subcutâneo.')).toMatchObject({
+      dose_value: 3,
+      dose_unit: 'ml',
+      route: 'subcutaneous',
+    });
   });
 
   it('does not take the weight, an age or a vital for a dose, interval or duration', () => {
@@ -481,15 +490,27 @@ describe('the lexicon', () => {
 });
 
 describe('hostile input', () => {
-  it('reads a 200 kB transcript in bounded time', () => {
+  // CPU time, not wall time: the machine may be busy with other test files; the work is what is bounded.
+  const cpuMs = (run: () => void) => {
+    const before = process.cpuUsage();
+    run();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  };
+
+  it('reads a 200 kB transcript in bounded, linear time', () => {
     const sentence = 'Vou passar meloxicam 0,1 mg/kg de doze em doze horas por cinco dias, retorno em 15 dias se se se de de 1/2 1/2 ';
-    const text = sentence.repeat(Math.ceil(200_000 / sentence.length));
-    const started = performance.now();
-    const result = plan(text);
-    expect(performance.now() - started).toBeLessThan(3000);
-    expect(() =>
-      PlanSchema.parse({ ...result, medications: result.medications.slice(0, 100), follow_ups: result.follow_ups.slice(0, 100) }),
-    ).not.toThrow();
+    const text = (size: number) => sentence.repeat(Math.ceil(size / sentence.length));
+    plan(text(10_000));
+    let result: ReturnType<typeof plan> | null = null;
+    const small = cpuMs(() => plan(text(25_000)));
+    const large = cpuMs(() => {
+      result = plan(text(200_000));
+    });
+    expect(large).toBeLessThan(2500);
+    // Eight times the words, well under sixty-four times the work.
+    expect(large).toBeLessThan(Math.max(400, small * 20));
+    expect(() => PlanSchema.parse(result)).not.toThrow();
   });
 
   it.each([
@@ -498,10 +519,17 @@ describe('hostile input', () => {
     ['conditions', 'se '.repeat(40_000)],
     ['one long word', 'a'.repeat(200_000)],
     ['cues without drugs', 'vou passar apliquei suspender '.repeat(7_000)],
+    ['drugs without end', 'meloxicam dipirona '.repeat(10_000)],
+    ['returns without end', 'retorno em 15 dias '.repeat(10_000)],
   ])('%s', (_name, text) => {
-    const started = performance.now();
-    plan(text);
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(cpuMs(() => plan(text))).toBeLessThan(2500);
+  });
+
+  it('keeps at most 100 items a list, as the contract holds', () => {
+    const text = Array.from({ length: 150 }, (_, i) => `Retorno em ${i + 1} dias.`).join(' ');
+    const result = plan(text);
+    expect(result.follow_ups).toHaveLength(100);
+    expect(() => PlanSchema.parse(result)).not.toThrow();
   });
 });
 
@@ -518,6 +546,25 @@ describe('the plan corpus (test/fixtures/plan-corpus)', () => {
       expect(precision(list)).toBeGreaterThanOrEqual(0.9);
       expect(recall(list)).toBeGreaterThanOrEqual(0.9);
     }
+  });
+
+  // Measured once, after the extractor was written, without reading the held-out files
+  // (docs/notes-plan-extraction.md, "How well it reads"): the floors are those figures less a small
+  // margin, so a change that reads the unseen consultations worse fails here.
+  it('heldout split: no worse than measured (every field right 75.6 % / 77.6 %)', () => {
+    const heldout = loadPlanCorpus('heldout');
+    expect(heldout.length).toBeGreaterThanOrEqual(20);
+    const score = scoreSplit(heldout, extract);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.72);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.74);
+    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.77);
+    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.79);
+    expect(precision(score.exams)).toBeGreaterThanOrEqual(0.95);
+    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.66);
+    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.75);
+    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.4);
+    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.88);
+    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.7);
   });
 
   it('grounds every item: its own words, read again alone, give the same numbers', () => {

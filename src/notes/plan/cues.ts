@@ -115,8 +115,7 @@ export const GLUE = new Set([
   'apenas', 'gente', 'vou', 'vamos', 'la', 'isso', 'esse', 'essa', 'este', 'esta', 'no', 'na', 'ao', 'dose', 'doses',
   'uso', 'lhe', 'logo', 'tudo', 'bem', 'certo', 'beleza', 'ok', 'tipo', 'assim', 'que', 'seu', 'sua', 'medicacao',
   'medicamento', 'remedio', 'remedinho', 'antibiotico', 'anti', 'inflamatorio', 'analgesico', 'protetor', 'gastrico',
-  'vermifugo', 'antipulgas', 'carrapaticida', 'colirio', 'pomada', 'shampoo', 'injetavel', 'injecao', 'comprimido',
-  'comprimidos', 'gotas', 'xarope', 'pipeta', 'suspensao', 'solucao', 'oral', 'sempre', 'se', 'ela', 'por', 'enquanto',
+  'vermifugo', 'antipulgas', 'carrapaticida', 'injetavel', 'injecao', 'suspensao', 'solucao', 'sempre', 'se', 'ela', 'por', 'enquanto',
   'pode', 'podemos', 'precisa', 'vai', 'eles', 'unica', 'primeira', 'nova', 'novo', 'outra', 'outro', 'mesmo', 'mesma',
   'pouquinho', 'pouco', 'pouca', 'umas', 'uns', 'gotinhas', 'alguma', 'algum', 'coisa', 'ainda',
 ]);

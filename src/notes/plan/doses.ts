@@ -32,7 +32,7 @@ const COUNT: Record<string, DoseUnit> = {
   gota: 'gota', gotas: 'gota', gt: 'gota', gts: 'gota', gotinha: 'gota', gotinhas: 'gota',
   aplicacao: 'aplicação', aplicacoes: 'aplicação', borrifada: 'aplicação', borrifadas: 'aplicação', jato: 'aplicação',
   jatos: 'aplicação', puff: 'aplicação', puffs: 'aplicação',
-  pipeta: 'pipeta', pipetas: 'pipeta', bisnaga: 'pipeta', bisnagas: 'pipeta',
+  pipeta: 'pipeta', pipetas: 'pipeta',
 };
 // biome-ignore format: a table reads better packed
 const KILO = new Set(['kg', 'quilo', 'quilos', 'kilo', 'kilos', 'quilograma', 'quilogramas', 'k']);
@@ -55,8 +55,15 @@ function perKgAt(words: readonly string[], at: number): number | null {
   return k;
 }
 
-/** "para cada 50 kg", "a cada 10 kg", "/50 kg", "por 10 kg": a dose per band of weight (a label's or a herd's rate). */
+const LITRE = new Set(['litro', 'litros', 'l']);
+
+/**
+ * "para cada 50 kg", "a cada 10 kg", "/50 kg", "por 10 kg": a dose per band of weight (a label's or
+ * a herd's rate); "por litro (de água)", "/L", "para cada 100 litros": a flock's rate in its water.
+ */
 export function herdRateAt(words: readonly string[], at: number): number | null {
+  const perLitre = litreRateAt(words, at);
+  if (perLitre !== null) return perLitre;
   let k = at;
   if (['para', 'a', 'por'].includes(words[k] ?? '')) k++;
   if (words[k] === 'cada') k++;
@@ -67,6 +74,19 @@ export function herdRateAt(words: readonly string[], at: number): number | null 
   let end = number.end + 1;
   if (words[end] === 'de' && words[end + 1] === 'peso') end += words[end + 2] === 'vivo' ? 3 : 2;
   return end;
+}
+
+function litreRateAt(words: readonly string[], at: number): number | null {
+  let k = at;
+  if (!['para', 'a', 'por', '/'].includes(words[k] ?? '')) return null;
+  if (words[k] !== '/' && words[k] !== 'por' && words[k + 1] !== 'cada') return null;
+  k += words[k + 1] === 'cada' ? 2 : 1;
+  const number = readAmount(words as string[], k);
+  if (number) k = number.end;
+  if (!LITRE.has(words[k] ?? '')) return null;
+  k++;
+  if (words[k] === 'de' && words[k + 1] === 'agua') k += 2;
+  return k;
 }
 
 /** The dose starting at `at` ("0,1 mg/kg", "meio comprimido", "um comprimido e meio", "duas gotas"), or null. */
@@ -103,6 +123,8 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
     if (!unit) return null;
     return { value: number.value, unit, first: at, end: perKg, herd: false };
   }
+  const perLitre = litreRateAt(words, end);
+  if (perLitre !== null) return { value: number.value, unit: mass === 'mcg' ? 'mg' : mass, first: at, end: perLitre, herd: true };
   if ((words[end] === '/' || (words[end] === 'por' && words[end + 1] !== 'cada')) && NOT_A_DOSE_PER.has(words[end + 1] ?? '')) return null;
   const herd = herdRateAt(words, end);
   if (herd !== null) end = herd;

@@ -17,6 +17,7 @@ export const EXAMS = new PhraseTable<ExamCode>([
     'bioquimico', 'bioquimicos', 'bioquimica', 'bioquimica serica', 'perfil bioquimico', 'exames bioquimicos', 'exame bioquimico',
     'funcao renal', 'funcao hepatica', 'perfil renal', 'perfil hepatico', 'ureia e creatinina', 'ureia', 'creatinina',
     'alt e fa', 'enzimas hepaticas', 'eletrolitos', 'albumina', 'proteinas totais', 'colesterol', 'triglicerides', 'bioquimico completo',
+    'glicemia', 'calcio', 'calcio ionizado', 'fosforo', 'potassio', 'sodio', 'sdma', 'fosfatase alcalina', 'bilirrubina',
   ]),
   ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa']),
   ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico']),
@@ -37,8 +38,8 @@ export const EXAMS = new PhraseTable<ExamCode>([
   ...exam('other', [
     'tomografia', 'ressonancia', 'ressonancia magnetica', 'endoscopia', 'sorologia', 't4', 't4 livre', 't4 total', 'tsh', 'cortisol',
     'supressao com dexametasona', 'estimulacao com acth', 'mielograma', 'liquor', 'gasometria', 'coagulograma', 'teste de coagulacao',
-    'tempo de protrombina', 'rinoscopia', 'otoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
-    'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'glicemia', 'curva glicemica', 'sdma', 'raspado',
+    'tempo de protrombina', 'rinoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
+    'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'curva glicemica', 'raspado',
     'raspado de pele', 'raspado cutaneo', 'raspado profundo', 'tricograma', 'fenobarbital serico', 'imunofenotipagem',
     'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'exame de fundo de olho',
   ]),
@@ -72,7 +73,8 @@ const NOT_ORDERED = new PhraseTable<true>(
     'nao precisa', 'nao vou pedir', 'nao vamos fazer', 'nao vou fazer', 'sem necessidade', 'nao quis', 'recusou', 'nao autorizou',
     'dispensou', 'optou por nao', 'nao quer', 'nao vai precisar', 'por enquanto nao', 'se nao melhorar', 'se piorar',
     'caso nao melhore', 'caso piore', 'se persistir', 'se continuar', 'saiu o resultado', 'que a gente colheu', 'que colhemos',
-    'outra clinica', 'outro veterinario',
+    'outra clinica', 'outro veterinario', 'na fita', 'fita de glicose', 'fita de cetona', 'fita reagente', 'glicosimetro', 'recomendaria', 'eu recomendaria', 'hoje nao da',
+    'fica pra proxima',
   ].map((phrase) => [phrase, true] as const),
 );
 

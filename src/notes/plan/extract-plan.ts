@@ -28,6 +28,9 @@ export interface TranscriptText {
   segments: { start: number; end: number; text: string; speaker?: string }[];
 }
 
+/** Items a list holds at most (PlanSchema). */
+export const MAX_ITEMS = 100;
+
 /** Longer input is read up to here: a consultation is far shorter, and the work stays bounded. */
 export const MAX_CHARACTERS = 400_000;
 
@@ -83,7 +86,13 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
     due_in_days: found.dueInDays,
     due_date: found.dueInDays === null ? null : addDays(context.visitDate, found.dueInDays),
   }));
-  return { medications, exams: planExams, vaccines: planVaccines, follow_ups: followUps };
+  // The contract holds at most MAX_ITEMS a list; a consultation says far fewer, a hostile text keeps its first.
+  return {
+    medications: medications.slice(0, MAX_ITEMS),
+    exams: planExams.slice(0, MAX_ITEMS),
+    vaccines: planVaccines.slice(0, MAX_ITEMS),
+    follow_ups: followUps.slice(0, MAX_ITEMS),
+  };
 }
 
 /** The plan of a text without times (an edited section, a drafted note): evidence null. */

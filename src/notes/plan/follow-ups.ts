@@ -26,6 +26,7 @@ const CUES = new PhraseTable<FollowUpKind>([
     'traga de novo', 'nova consulta', 'consulta de retorno', 'consulta de revisao', 'recheck', 'controle', 'acompanhamento',
     'nos vemos', 'a gente se ve', 'ver ele de novo', 'ver ela de novo', 'ver de novo', 'quero ver', 'vejo ele', 'vejo ela',
     'te vejo', 'passo ai', 'passo la', 'venho', 'venho ver', 'vou ver', 'quero rever', 'rever', 'reavaliacao clinica',
+    'check up', 'checkup', 'consulta de controle', 'nova avaliacao',
   ]),
   ...cue('vaccine_booster', [
     'reforco', 'dose de reforco', 'segunda dose', 'terceira dose', 'quarta dose', 'proxima dose', 'proxima vacina', 'revacinar',
@@ -166,7 +167,13 @@ export function dueAt(words: readonly string[], at: number, visitDate?: string):
   }
   const number = readAmount(words as string[], at);
   if (!number || number.value <= 0) return null;
-  const unit = UNIT_DAYS[words[number.end] ?? ''];
+  // "em 10 a 14 dias", "em dez ou quinze dias": the earliest, in the unit said after the range.
+  let unitAt = number.end;
+  if (words[unitAt] === 'a' || words[unitAt] === 'ou') {
+    const upper = readAmount(words as string[], unitAt + 1);
+    if (upper && upper.value > number.value && UNIT_DAYS[words[upper.end] ?? ''] !== undefined) unitAt = upper.end;
+  }
+  const unit = UNIT_DAYS[words[unitAt] ?? ''];
   if (unit === undefined) return null;
   const before = words[at - 1] ?? '';
   const twoBefore = words[at - 2] ?? '';
@@ -176,9 +183,9 @@ export function dueAt(words: readonly string[], at: number, visitDate?: string):
   if (before === 'de' && !['dentro', 'depois'].includes(twoBefore)) return null;
   if (['uns', 'umas', 'mais'].includes(before) && ['com', 'por', 'durante', 'ha', 'faz', 'de'].includes(twoBefore)) return null;
   if (['a', 'para', 'pra'].includes(before) && ['cada', 'ate'].includes(twoBefore)) return null;
-  if (['atras', 'de'].includes(words[number.end + 1] ?? '') && words[number.end + 2] !== 'tratamento') return null;
+  if (['atras', 'de'].includes(words[unitAt + 1] ?? '') && words[unitAt + 2] !== 'tratamento') return null;
   let value = number.value;
-  let end = number.end + 1;
+  let end = unitAt + 1;
   // "um mês e meio"
   if (words[end] === 'e' && (words[end + 1] === 'meio' || words[end + 1] === 'meia')) {
     value += 0.5;
@@ -276,31 +283,21 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
     let end = due.end;
     const ceiling = Math.min(words.length, i + 1 < dues.length ? dues[i + 1]!.first : words.length, due.end + AFTER);
     while (end < ceiling && !w.commaBefore[end] && !taken[end]) end++;
-
-    const kinds: FollowUpKind[] = [];
-    const headingKinds: FollowUpKind[] = [];
-    const used: number[] = [];
-    // Where the heading before the clause ends ("Retorno: resultados em sete dias"): its word counts only when the clause says none.
-    let bodyStart = first;
-    for (let k = first + 1; k <= due.first; k++) if (w.breakBefore[k]) bodyStart = k;
-    for (let k = first; k < end; ) {
-      if (k >= due.first && k < due.end) {
-        k = due.end;
-        continue;
+    let read = clauseKinds(w, first, end, due, vaccineAt);
+    // "Daqui a 6 meses, fazer o check-up": an interval that opens its sentence is read past its comma.
+    if (
+      read.kinds.length === 0 &&
+      read.headingKinds.length === 0 &&
+      (first === due.first || leadStart(words, due.first, first) === first)
+    ) {
+      let further = end;
+      while (further < ceiling && !w.breakBefore[further] && !taken[further]) further++;
+      if (further > end) {
+        end = further;
+        read = clauseKinds(w, first, end, due, vaccineAt);
       }
-      const hit = CUES.at(words, k);
-      if (hit && hit.end <= end && !(['volta', 'voltar', 'volte'].includes(words[k]!) && words[hit.end] === 'a' && hit.end !== due.first)) {
-        (k < bodyStart ? headingKinds : kinds).push(hit.value);
-        used.push(...range(k, hit.end));
-        k = hit.end;
-        continue;
-      }
-      if (vaccineAt(k)) {
-        kinds.push('vaccine_booster');
-        used.push(k);
-      }
-      k++;
     }
+    const { kinds, headingKinds, used } = read;
     if (kinds.length === 0) kinds.push(...headingKinds);
     if (kinds.length === 0) continue;
     used.push(...range(leadStart(words, due.first, first), due.end));
@@ -308,6 +305,36 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
     found.push({ kind, dueInDays: due.days, used, first, end, purposeFrom: Math.min(due.first, ...used) });
   }
   return dedupe(found.sort((a, b) => a.first - b.first));
+}
+
+/** The follow-up words of a clause, those of a heading before it apart, and the words they are. */
+function clauseKinds(w: Words, first: number, end: number, due: Due, vaccineAt: VaccineAt) {
+  const { words } = w;
+  const kinds: FollowUpKind[] = [];
+  const headingKinds: FollowUpKind[] = [];
+  const used: number[] = [];
+  // Where the heading before the clause ends ("Retorno: resultados em sete dias"): its word counts only when the clause says none.
+  let bodyStart = first;
+  for (let k = first + 1; k <= due.first; k++) if (w.breakBefore[k]) bodyStart = k;
+  for (let k = first; k < end; ) {
+    if (k >= due.first && k < due.end) {
+      k = due.end;
+      continue;
+    }
+    const hit = CUES.at(words, k);
+    if (hit && hit.end <= end && !(['volta', 'voltar', 'volte'].includes(words[k]!) && words[hit.end] === 'a' && hit.end !== due.first)) {
+      (k < bodyStart ? headingKinds : kinds).push(hit.value);
+      used.push(...range(k, hit.end));
+      k = hit.end;
+      continue;
+    }
+    if (vaccineAt(k)) {
+      kinds.push('vaccine_booster');
+      used.push(k);
+    }
+    k++;
+  }
+  return { kinds, headingKinds, used };
 }
 
 /** Is the sentence before `at` a heading of one or two words ("Retorno:", "Seguimento.")? */

@@ -12,6 +12,7 @@
 // cefalotina … e morfina …"); else from the heading it is under ("Prescrição:", "Aplicado agora:").
 // A drug said again adds what it was missing to the first item of the same drug and status.
 
+import { hasDrugEnding } from '../../language/drug-endings.ts';
 import { type Interval, intervalAt } from '../../language/intervals.ts';
 import type { DoseUnit, PlanMedication, Route } from '../store/plan.schemas.ts';
 import { CUES, type Cue, GLUE, LONGEST_CUE, PAST_MARKERS, SECTIONS, TOPIC_STOPS } from './cues.ts';
@@ -81,15 +82,131 @@ const said = (text: string, w: Words, first: number, end: number) =>
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .replace(/[^a-z0-9µ+/.,\s-]/g, ' ')
+    .replace(/\s*\+\s*/g, ' com ')
+    .replace(/[^a-z0-9µ/.,\s-]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+
+/** Said right after a brand, part of the product's name (not its form, strength or weight band). */
+const QUALIFIERS = new Set([
+  'simples',
+  'composto',
+  'plus',
+  'gold',
+  'puppy',
+  'gatos',
+  'caes',
+  'spectra',
+  'trio',
+  'forte',
+  'duo',
+  'combo',
+  'max',
+  'mini',
+  'premium',
+  'retard',
+  'pet',
+  'vet',
+  'felino',
+  'canino',
+  'equino',
+  'bovino',
+  'ultra',
+  'pro',
+  'dog',
+  'cat',
+  'junior',
+  'senior',
+]);
+
+/** Words that are never an unlisted drug's name, however they are said. */
+const NOT_A_DRUG = new Set([
+  ...GLUE,
+  'dose',
+  'doses',
+  'dosagem',
+  'total',
+  'peso',
+  'volume',
+  'concentracao',
+  'frasco',
+  'ampola',
+  'seringa',
+  'sangue',
+  'urina',
+  'leite',
+  'agua',
+  'racao',
+  'comida',
+  'care',
+  'critical',
+  'alimento',
+  'sache',
+  'papinha',
+  'cada',
+  'mais',
+  'menos',
+  'cerca',
+  'aproximadamente',
+  'entre',
+  'ate',
+  'dar',
+  'passar',
+  'aplicar',
+  'tomar',
+  'usar',
+  'fazer',
+  'prescrevo',
+  'apliquei',
+  'receito',
+  'iniciar',
+  'manter',
+  'seguir',
+  'dieta',
+  'paciente',
+  'animal',
+  'cao',
+  'gato',
+  'vaca',
+  'cavalo',
+  'egua',
+  'bezerro',
+  'filhote',
+  'ela',
+  'ele',
+  'dele',
+  'dela',
+  'conduta',
+  'tratamento',
+  'prescricao',
+  'plano',
+  'receita',
+  'peso',
+  'pesando',
+]);
+
+/** A name no list holds: a word with a drug class's ending, or a capitalised word said right before a per-kilo dose ("Zolvix 2,5 mg/kg"). */
+function unlistedAt(text: string, w: Words, at: number): Drug | null {
+  const word = w.words[at]!;
+  if (!/^[a-z]{4,}$/.test(word) || NOT_A_DRUG.has(word) || CUES.at(w.words, at)) return null;
+  const drug: Drug = { name: word, generic: word, route: null, drugClass: 'unlisted' };
+  if (hasDrugEnding(word)) return drug;
+  const capital = /\p{Lu}/u.test(text[w.starts[at]!] ?? '');
+  const dose = capital ? doseAt(w.words, at + 1) : null;
+  return dose && !dose.herd && ['mg/kg', 'mcg/kg', 'UI/kg'].includes(dose.unit) ? drug : null;
+}
 
 export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): Mention[] {
   const { words } = w;
   const mentions: Mention[] = [];
   for (let at = 0; at < words.length; ) {
-    const hit = table.at(words, at);
+    const listed = table.at(words, at);
+    const unlisted = listed ? null : unlistedAt(text, w, at);
+    const hit = listed ?? (unlisted ? { value: unlisted, end: at + 1 } : null);
+    // A brand's product qualifier said right after it is part of its name ("Buscopan simples", "Drontal Puppy").
+    if (listed && listed.value.generic !== listed.value.name && QUALIFIERS.has(words[listed.end] ?? '') && !w.commaBefore[listed.end]) {
+      listed.end++;
+    }
     // A name does not run over a sentence mark ("... vitamina. E ...").
     if (!hit || range(at + 1, hit.end).some((k) => w.breakBefore[k])) {
       at++;
@@ -167,7 +284,9 @@ function preambleStart(w: Words, from: number, limit: number): number {
   let k = from;
   while (k > limit && from - k < PREAMBLE) {
     if (w.breakBefore[k]) break;
-    const cue = CUES.endingAt(w.words, k, Math.min(LONGEST_CUE, k - limit));
+    const cue = CUES.endingAt(w.words, k, Math.min(LONGEST_CUE, k - limit), w.commaBefore);
+    // Over a comma only to a cue ending there ("Pra casa, Cerenia"), not to what the drug before said.
+    if (w.commaBefore[k] && !cue && k < from) break;
     if (cue) {
       k = cue.first;
       continue;
@@ -199,16 +318,19 @@ interface CueHit {
   end: number;
 }
 
-/** The cue at `at`; "trocar a cada quatro meses" is a schedule, not "trocar a" (a switch). */
-function cueAt(words: readonly string[], at: number): { value: Cue; end: number } | null {
-  const hit = CUES.at(words, at);
-  return hit && words[hit.end] === 'cada' ? null : hit;
+/**
+ * The cue at `at`. It does not run over a comma ("Tiamulina, não, vou passar marbofloxacina"), and
+ * "trocar a cada quatro meses" is a schedule, not "trocar a" (a switch).
+ */
+function cueAt(w: Words, at: number): { value: Cue; end: number } | null {
+  const hit = CUES.at(w.words, at, w.commaBefore);
+  return hit && w.words[hit.end] === 'cada' ? null : hit;
 }
 
-function cuesIn(words: readonly string[], from: number, to: number): CueHit[] {
+function cuesIn(w: Words, from: number, to: number): CueHit[] {
   const hits: CueHit[] = [];
   for (let k = from; k < to; ) {
-    const hit = cueAt(words, k);
+    const hit = cueAt(w, k);
     if (hit && hit.end <= to) {
       hits.push({ cue: hit.value, first: k, end: hit.end });
       k = hit.end;
@@ -248,7 +370,7 @@ function readMention(
 ): Reading {
   const { words } = w;
   const used: number[] = range(mention.first, mention.end);
-  const before = cuesIn(words, preambleFirst, preDose?.first ?? mention.first);
+  const before = cuesIn(w, preambleFirst, preDose?.first ?? mention.first);
   const pastBefore = pastIn(words, preambleFirst, mention.first);
 
   let dose: (Dose & { herd: boolean }) | null = preDose && !preDose.herd ? preDose : null;
@@ -279,7 +401,7 @@ function readMention(
       continue;
     }
     if (distance < CUE_REACH) {
-      const cue = cueAt(words, k);
+      const cue = cueAt(w, k);
       if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
       if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
         after.push({ cue: cue.value, first: k, end: cue.end });
@@ -308,7 +430,7 @@ function readMention(
       }
       k = foundDose.end;
       // "um comprimido por mês", "repetir uma pipeta por mês"
-      if (interval === null && ['por', 'ao', 'a'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
+      if (interval === null && ['por', 'ao', 'a', '/'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
         interval = { hours: PERIOD_AFTER_DOSE[words[k + 1]!]!, first: k, end: k + 2, weak: false };
         used.push(...range(foundDose.first, k + 2));
         k += 2;
@@ -407,7 +529,7 @@ function readMention(
     generic: mention.drug.generic,
     dose_value: dose?.value ?? null,
     dose_unit: dose?.unit ?? null,
-    route: route ?? routeBefore ?? formRoute ?? unitRoute ?? mention.drug.route,
+    route: route ?? routeBefore ?? formRoute ?? unitRoute ?? productRoute(mention.drug),
     interval_hours: interval?.hours ?? null,
     duration_days: duration?.days ?? null,
     used,
@@ -427,6 +549,15 @@ function capsulesPerPeriod(words: readonly string[], at: number): Interval | nul
   if (!UNCOUNTED_FORMS.has(words[at + 1] ?? '') || !/^(\d|um|uma|duas|dois|meia|meio)/.test(words[at] ?? '')) return null;
   const period = ['por', 'ao', 'a'].includes(words[at + 2] ?? '') ? PERIOD_AFTER_DOSE[words[at + 3] ?? ''] : undefined;
   return period === undefined ? null : { hours: period, first: at, end: at + 4, weak: false };
+}
+
+/**
+ * The route a product's name alone says, when nothing else does: a colírio's brand is ophthalmic,
+ * an otológico's otic. Other products' single forms are not taken for a route nobody said (a
+ * collar, a chewable): the lexicon keeps them as data.
+ */
+function productRoute(drug: Drug): Route | null {
+  return drug.route === 'ophthalmic' || drug.route === 'otic' ? drug.route : null;
 }
 
 /** After the drug, which cues still speak of it. */

@@ -60,7 +60,7 @@ const ALWAYS = /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|g
 const phrases = (list: string[]) => new PhraseTable<true>(list.map((phrase) => [phrase, true] as const));
 // biome-ignore format: a table reads better packed
 const ADMINISTERED = phrases([
-  'apliquei', 'aplicamos', 'aplicada', 'aplicado', 'aplicadas', 'aplicados', 'foi aplicada', 'foi aplicado', 'vacinei', 'vacinamos',
+  'a gente fez', 'a gente aplicou', 'a gente vacinou', 'apliquei', 'aplicamos', 'aplicada', 'aplicado', 'aplicadas', 'aplicados', 'foi aplicada', 'foi aplicado', 'vacinei', 'vacinamos',
   'vacinado hoje', 'vacinada hoje', 'tomou hoje', 'tomou agora', 'tomou aqui', 'fizemos', 'fiz', 'feita', 'feito', 'feitas',
   'foi feita', 'recebeu hoje', 'recebeu agora', 'vou aplicar', 'vamos aplicar', 'vou fazer agora', 'vamos fazer agora',
   'aplicar agora', 'aplicar hoje', 'fazer agora', 'fazer hoje', 'vou fazer hoje', 'vamos fazer hoje', 'ja apliquei',

@@ -3,8 +3,9 @@
 // equine and bovine practice, each brand with the generic it contains. Vaccines are not here (the
 // plan reads them apart: ../vaccines.ts). Compiled by hand by the team from public sources: the
 // package inserts (bulas) and labels that manufacturers publish, and the product names registered
-// with MAPA (veterinary products) and ANVISA (human products used off-label); no commercial drug
-// database was copied. docs/notes-plan-extraction.md says how to add a name.
+// with MAPA (veterinary products) and ANVISA (human products used off-label), as the team knows
+// them; no commercial drug database was copied, and entries were not checked one by one against
+// the registries. docs/notes-plan-extraction.md says how to add a name.
 //
 // One entry a string: `name | variant | variant > generic @route`
 // - `name`: the drug as it is reported (lower case, no accents); the item's `drug` when said.
@@ -142,6 +143,18 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'mastijet > mastijet',
     'sulfadoxina',
     'sulfaquinoxalina',
+    'sulfa > sulfametoxazol com trimetoprima',
+    'sulfadimetoxina',
+    'pentabiotico > penicilina',
+    'shotapen > penicilina',
+    'emicina > oxitetraciclina',
+    'resflor > florfenicol',
+    'zactran > gamitromicina',
+    'micotil > tilmicosina',
+    'furazolidona',
+    'tinidazol',
+    'amprolio | amprolium',
+    'monensina',
   ],
   anti_inflammatory: [
     'meloxicam | meloxicame',
@@ -182,6 +195,14 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'frunevetmab',
     'solensia > frunevetmab @subcutaneous',
     'dexcetoprofeno',
+    'flunamine > flunixina meglumina',
+    'dimetilsulfoxido | dmso',
+    'acido hialuronico',
+    'legend > acido hialuronico @intravenous',
+    'polissulfato de glicosaminoglicano',
+    'adequan > polissulfato de glicosaminoglicano @intramuscular',
+    'condroitina',
+    'glucosamina',
   ],
   corticoid: [
     'prednisolona',
@@ -300,6 +321,12 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'drontal puppy > pirantel @oral',
     'benzoato de benzila @topical',
     'lepecid @topical',
+    'coopermectin > ivermectina',
+    'mectimax > ivermectina @oral',
+    'helfine > praziquantel @oral',
+    'total full > praziquantel @oral',
+    'leevre > imidacloprida',
+    'matacura @topical',
   ],
   antiemetic: [
     'maropitant | maropitanto | citrato de maropitant',
@@ -356,6 +383,10 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'dimeticona',
     'peroxido de hidrogenio | agua oxigenada',
     'apomorfina',
+    'ciproeptadina',
+    'apevitin > ciproeptadina @oral',
+    'cobavital > ciproeptadina @oral',
+    'sulfato de magnesio',
   ],
   analgesic: [
     'dipirona | metamizol | dipirona sodica',
@@ -718,6 +749,11 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'soro antiofidico',
     'acido tranexamico',
     'enoxaparina',
+    'calcio | carbonato de calcio',
+    'vitamina d3',
+    'citoneurin > complexo b',
+    'potenay > complexo b',
+    'diazoxido',
   ],
   antineoplastic_and_immune: [
     'vincristina',
