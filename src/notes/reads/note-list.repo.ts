@@ -3,6 +3,7 @@ import { and, count, eq, inArray, lt, type SQL, sql } from '../../platform/db/dr
 import { escapeLike } from '../../platform/db/like.ts';
 import { noteListVersions, notes } from '../../platform/db/schema/index.ts';
 import { type NoteSummaryRow, noteColumnsWithoutTranscript } from '../store/notes.repo.ts';
+import { contentPage, countContent } from './content-search.repo.ts';
 import { countNameWords, dateConditions, nameWalk, nameWordsPage } from './name-words.repo.ts';
 import type { NoteFilters } from './note-filters.ts';
 
@@ -58,6 +59,11 @@ export async function notePage(
   page: { limit: number; offset: number },
   db: Db,
 ): Promise<NoteSummaryRow[]> {
+  if (filters.content) {
+    // A content search: its own index finds the candidates (content-search.repo.ts); every other filter is checked on them.
+    const { content, ...rest } = filters;
+    return byIds(await contentPage(clinicId, content, rest, noteFilters(clinicId, rest), page, db), db);
+  }
   if (!filters.name) {
     const where = noteFilters(clinicId, filters);
     if (page.offset === 0 || filters.external_id) {
@@ -174,6 +180,10 @@ async function olderMatching(scope: SQL[], name: SQL, rest: { needed: number; af
  * most `upTo` + 1): a name through its words when that walks one word's notes (name-words.repo.ts).
  */
 export async function countMatchingNotes(clinicId: string, filters: NoteFilters, upTo: number | undefined, db: Db): Promise<number> {
+  if (filters.content) {
+    const { content, ...rest } = filters;
+    return countContent(clinicId, content, rest, noteFilters(clinicId, rest), upTo, db);
+  }
   if (filters.name && !filters.external_id) {
     const named = { ...filters, name: filters.name };
     const walk = await nameWalk(clinicId, named, db);

@@ -56,6 +56,7 @@ export const {
   bigint,
   bigserial,
   boolean,
+  customType,
   date,
   doublePrecision,
   index,

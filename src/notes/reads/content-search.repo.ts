@@ -1,0 +1,130 @@
+import type { Db } from '../../platform/db/client.ts';
+import { and, count, desc, eq, type SQL, sql } from '../../platform/db/drizzle.ts';
+import { noteSearchDocuments, noteSections, notes } from '../../platform/db/schema/index.ts';
+import type { ContentQuery } from './content-query.ts';
+import { dateConditions } from './name-words.repo.ts';
+import type { NoteFilters } from './note-filters.ts';
+
+// The text search configuration the documents are written in (note-search.sql): the query is
+// parsed by the same one, or its stems would not meet the documents'.
+const CONFIG = sql.raw(`'public.vetflow_portuguese'::regconfig`);
+
+/** A content search that can match something: at least one word or phrase the parser keeps. */
+export const searchable = (query: ContentQuery) => query.words.length + query.phrases.length > 0;
+
+/** Every word (stop words dropped by the parser) and every phrase (in order), all required. */
+function allOf(query: ContentQuery): SQL {
+  const parts: SQL[] = [];
+  if (query.words.length) parts.push(sql`plainto_tsquery(${CONFIG}, ${query.words.join(' ')})`);
+  for (const phrase of query.phrases) parts.push(sql`phraseto_tsquery(${CONFIG}, ${phrase.join(' ')})`);
+  return sql.join(parts, sql` && `);
+}
+
+/** Any word or phrase: what marks the words of a section that holds only some of them. */
+function anyOf(query: ContentQuery): SQL {
+  const parts = [
+    ...query.words.map((word) => sql`plainto_tsquery(${CONFIG}, ${word})`),
+    ...query.phrases.map((phrase) => sql`phraseto_tsquery(${CONFIG}, ${phrase.join(' ')})`),
+  ];
+  return sql.join(parts, sql` || `);
+}
+
+/**
+ * A phrase as written: its folded words one after the other, whole words, only separators between
+ * them. The stems' `<->` finds "otites externas" for "otite externa"; this keeps only the exact
+ * phrase (accents and case aside). The words are letters and digits only (content-query.ts), so
+ * nothing in them is a regular-expression operator.
+ */
+const phrasePattern = (phrase: string[]) => `(^|[^[:alnum:]])${phrase.join('[^[:alnum:]]+')}($|[^[:alnum:]])`;
+
+function phraseWritten(phrase: string[]): SQL {
+  const pattern = phrasePattern(phrase);
+  return sql`(${notes.nameFolded} ~ ${pattern} or exists (
+    select 1 from ${noteSections} where ${noteSections.noteId} = ${noteSearchDocuments.noteId}
+      and vetflow_fold(${noteSections.content}) ~ ${pattern}))`;
+}
+
+/** The clinic's notes whose document holds the query and that pass `notesWhere` (the list's other filters). */
+function matching(clinicId: string, query: ContentQuery, filters: NoteFilters, notesWhere: SQL): SQL {
+  return and(
+    eq(noteSearchDocuments.clinicId, clinicId),
+    sql`${noteSearchDocuments.document} @@ (${allOf(query)})`,
+    ...dateConditions(noteSearchDocuments.createdAt, filters),
+    notesWhere,
+    ...query.phrases.map(phraseWritten),
+  ) as SQL;
+}
+
+/** The ids of one page of matching notes, newest first (the list's order: created_at desc, id desc). */
+export async function contentPage(
+  clinicId: string,
+  query: ContentQuery,
+  filters: NoteFilters,
+  notesWhere: SQL,
+  page: { limit: number; offset: number },
+  db: Db,
+): Promise<string[]> {
+  if (!searchable(query)) return [];
+  const rows = await db
+    .select({ id: noteSearchDocuments.noteId })
+    .from(noteSearchDocuments)
+    .innerJoin(notes, eq(notes.id, noteSearchDocuments.noteId))
+    .where(matching(clinicId, query, filters, notesWhere))
+    .orderBy(desc(noteSearchDocuments.createdAt), desc(noteSearchDocuments.noteId))
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows.map((row) => row.id);
+}
+
+/** How many notes match, counting no further than `upTo` when given (then at most `upTo` + 1). */
+export async function countContent(
+  clinicId: string,
+  query: ContentQuery,
+  filters: NoteFilters,
+  notesWhere: SQL,
+  upTo: number | undefined,
+  db: Db,
+): Promise<number> {
+  if (!searchable(query)) return 0;
+  const found = db
+    .select({ one: sql`1`.as('one') })
+    .from(noteSearchDocuments)
+    .innerJoin(notes, eq(notes.id, noteSearchDocuments.noteId))
+    .where(matching(clinicId, query, filters, notesWhere));
+  const limited = (upTo === undefined ? found : found.limit(upTo + 1)).as('matching');
+  const [row] = await db.select({ total: count() }).from(limited);
+  return Number(row?.total ?? 0);
+}
+
+export interface ContentMatch {
+  section_label: string;
+  snippet: string;
+}
+
+/** The label a match in the patient's name carries (no section has it: labels are snake_case section names). */
+export const NAME_MATCH_LABEL = 'patient_name';
+
+// Marks as the issue asks («…»), a few words around each, at most two fragments a section.
+const HEADLINE = 'StartSel=«, StopSel=», MinWords=8, MaxWords=24, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "';
+
+/**
+ * Where each note of a page matched: the patient's name and each section (in the note's order) that
+ * holds any of the query's words or phrases, its text around them with the words marked «…».
+ */
+export async function contentMatches(ids: string[], query: ContentQuery, db: Db): Promise<Map<string, ContentMatch[]>> {
+  const matches = new Map<string, ContentMatch[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0 || !searchable(query)) return matches;
+  const any = anyOf(query);
+  const result = (await db.execute(sql`
+    with q as materialized (select (${any}) as query)
+    select id as note_id, ${NAME_MATCH_LABEL} as label, ts_headline(${CONFIG}, name, q.query, ${HEADLINE}) as snippet, -1 as position, id as section_id
+    from ${notes}, q
+    where id in ${ids} and to_tsvector(${CONFIG}, name) @@ q.query
+    union all
+    select s.note_id, s.label, ts_headline(${CONFIG}, s.content, q.query, ${HEADLINE}), s.position, s.id
+    from ${noteSections} s, q
+    where s.note_id in ${ids} and to_tsvector(${CONFIG}, s.content) @@ q.query
+    order by 1, 4, 5`)) as unknown as { rows: { note_id: string; label: string; snippet: string }[] };
+  for (const row of result.rows) matches.get(row.note_id)?.push({ section_label: row.label, snippet: row.snippet });
+  return matches;
+}
