@@ -29,7 +29,7 @@ export const ListNotesQuery = z.object({
     }),
 });
 
-const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true }).extend({
+const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true, visit_date: true, plan: true }).extend({
   matches: z
     .array(
       z.object({
