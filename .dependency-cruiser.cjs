@@ -17,7 +17,7 @@
 const FEATURE_FLOORS = {
   notes: [
     ['auth', 'store'],
-    ['history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
+    ['history', 'keys', 'patients', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'follow-ups', 'plan-edit', 'processing', 'sections', 'settings'],
     ['record', 'upload'],
     ['live'],

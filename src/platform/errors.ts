@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   BILLING_INACTIVE: 403,
   // notes
   NOTE_NOT_FOUND: 404,
+  // no note of the clinic carries that external_id (a patient exists through its notes)
+  PATIENT_NOT_FOUND: 404,
   SECTION_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,
   INVALID_SECTION_ID: 400,
