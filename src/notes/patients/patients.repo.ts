@@ -1,7 +1,8 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, asc, count, desc, eq, inArray, isNotNull, type SQL, sql } from '../../platform/db/drizzle.ts';
+import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
 import { noteSections, notes } from '../../platform/db/schema/index.ts';
+import type { PlanMedication } from '../store/plan.schemas.ts';
 
 const patientNoteColumns = {
   id: notes.id,
@@ -80,4 +81,31 @@ export async function countPatients(clinicId: string, q: string | undefined, db:
     .from(notes)
     .where(patientNotesWhere(clinicId, q));
   return row?.total ?? 0;
+}
+
+/**
+ * The patient's signed notes (signed or amended) created before `note`, newest first, with their
+ * plans' medications: what a completing note is compared with (changes-since-last-visit.ts). At
+ * most `most`: `resumed` looks that far back.
+ */
+export async function signedVisitsBefore(
+  note: { id: string; clinicId: string; externalId: string; createdAt: Date },
+  db: Db,
+  most = 20,
+): Promise<{ noteId: string; medications: PlanMedication[] }[]> {
+  const rows = await db
+    .select({ id: notes.id, plan: notes.plan })
+    .from(notes)
+    .where(
+      and(
+        eq(notes.clinicId, note.clinicId),
+        eq(notes.externalId, note.externalId),
+        inArray(notes.recordStatus, ['signed', 'amended']),
+        ne(notes.id, note.id),
+        lt(notes.createdAt, note.createdAt),
+      ),
+    )
+    .orderBy(desc(notes.createdAt), desc(notes.id))
+    .limit(most);
+  return rows.map((row) => ({ noteId: row.id, medications: (row.plan?.medications ?? []) as PlanMedication[] }));
 }

@@ -11,6 +11,8 @@ import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { compareWithLastVisit } from '../patients/changes-since-last-visit.ts';
+import { signedVisitsBefore } from '../patients/patients.repo.ts';
 import { planOfTranscript } from '../plan/extract-plan.ts';
 import { planContextOf } from '../plan/plan-context.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
@@ -124,8 +126,12 @@ export function transcribeJob(deps: ProcessingDeps) {
         const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
         // The plan, from the whole transcript with its times (notes-plan.md); its date from the note's visit date.
         const planContext = planContextOf({ ...note, vitals }, await planSettingsOf(note.clinicId, deps.db));
-        const plan = planOfTranscript(transcript, planContext);
-        const sectioned = { ...groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext), plan };
+        const read = planOfTranscript(transcript, planContext);
+        // What changed since the patient's last signed note (docs/notes-patients.md): a first visit, or a note without an external id, as read.
+        const lastVisits = note.externalId ? await signedVisitsBefore({ ...note, externalId: note.externalId }, deps.db) : [];
+        const { plan, flags: changedFlags } = compareWithLastVisit(read, lastVisits);
+        const grounded = groundDraftedPlan(groundDraftedVitals(drafted, vitals), read, planContext);
+        const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...changedFlags], plan };
         // Stored at completion: a note a real provider transcribed is never marked.
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));

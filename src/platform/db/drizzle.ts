@@ -45,6 +45,7 @@ export const {
   isNull,
   lt,
   lte,
+  ne,
   notExists,
   or,
   sql,

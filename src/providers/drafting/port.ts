@@ -23,6 +23,8 @@ export const REVIEW_REASONS = [
   'vital_mismatch',
   // Set by the Notes tree too: a drafted drug, dose or interval that differs from the plan read from the transcript.
   'plan_mismatch',
+  // Set by the Notes tree too: a medication whose dose or interval differs from the patient's last signed note.
+  'changed_since_last_visit',
   'capture_auto_closed',
   'simulated_transcript',
 ] as const;
