@@ -1,8 +1,8 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
-import { noteSections, notes } from '../../platform/db/schema/index.ts';
-import type { PlanMedication } from '../store/plan.schemas.ts';
+import { noteSections, notes, type StoredTemplate } from '../../platform/db/schema/index.ts';
+import type { PlanFollowUp, PlanMedication } from '../store/plan.schemas.ts';
 
 const patientNoteColumns = {
   id: notes.id,
@@ -83,18 +83,27 @@ export async function countPatients(clinicId: string, q: string | undefined, db:
   return row?.total ?? 0;
 }
 
+/** An earlier signed note of a patient, as a completing note reads it. */
+export interface SignedVisitRow {
+  noteId: string;
+  visitDate: string | null;
+  template: StoredTemplate | null;
+  medications: PlanMedication[];
+  followUps: PlanFollowUp[];
+}
+
 /**
  * The patient's signed notes (signed or amended) created before `note`, newest first, with their
- * plans' medications: what a completing note is compared with (changes-since-last-visit.ts). At
- * most `most`: `resumed` looks that far back.
+ * plans: what a completing note is compared with (changes-since-last-visit.ts) and, for a clinical
+ * draft, the last one as context (previous-visit.ts). At most `most`: `resumed` looks that far back.
  */
 export async function signedVisitsBefore(
   note: { id: string; clinicId: string; externalId: string; createdAt: Date },
   db: Db,
   most = 20,
-): Promise<{ noteId: string; medications: PlanMedication[] }[]> {
+): Promise<SignedVisitRow[]> {
   const rows = await db
-    .select({ id: notes.id, plan: notes.plan })
+    .select({ id: notes.id, plan: notes.plan, visitDate: notes.visitDate, template: notes.template })
     .from(notes)
     .where(
       and(
@@ -107,5 +116,11 @@ export async function signedVisitsBefore(
     )
     .orderBy(desc(notes.createdAt), desc(notes.id))
     .limit(most);
-  return rows.map((row) => ({ noteId: row.id, medications: (row.plan?.medications ?? []) as PlanMedication[] }));
+  return rows.map((row) => ({
+    noteId: row.id,
+    visitDate: row.visitDate,
+    template: row.template,
+    medications: (row.plan?.medications ?? []) as PlanMedication[],
+    followUps: (row.plan?.follow_ups ?? []) as PlanFollowUp[],
+  }));
 }
