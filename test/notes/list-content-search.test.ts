@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_QUERY_MAX_CHARS } from '../../src/notes/reads/content-query.ts';
+import { CONTENT_WALK } from '../../src/notes/reads/content-search.repo.ts';
 import { sql } from '../../src/platform/db/drizzle.ts';
 import { createTestApp } from '../helpers/app.ts';
 import { definitionsIn, definitionsOf } from '../helpers/database-functions.ts';
@@ -210,6 +211,58 @@ describe('GET /notes?q= — tenancy, edits and erasure', () => {
       rows: { n: number }[];
     };
     expect(left.rows[0]!.n).toBe(0);
+  });
+});
+
+describe('GET /notes?q= — past the first walk', () => {
+  // A third clinic with more notes than the first walk reads: every 3rd note says "vomitou" (dense:
+  // the walk finds the page), "leishmaniose" only in notes older than the walk (the GIN index
+  // after it), "otite externa" every 400th (some in the walk, the rest after it). Eight notes share
+  // each created_at, to the microsecond: the walk's last place must come back exactly.
+  const NOTES = CONTENT_WALK + 1_500;
+  let third: Awaited<ReturnType<typeof createClinicWithKeys>>;
+
+  // The stems' match, then (for a quoted phrase) the phrase as written in a section.
+  async function expected(q: string, limit: number, page: number) {
+    const phrase = q.startsWith('"') ? q.slice(1, -1) : '';
+    const result = (await run.execute(sql`
+      select d.note_id as id from note_search_documents d
+      where d.clinic_id = ${third.clinicId} and d.document @@ websearch_to_tsquery('public.vetflow_portuguese', ${q})
+        and (${phrase} = '' or exists (select 1 from note_sections s where s.note_id = d.note_id and lower(s.content) like '%' || ${phrase} || '%'))
+      order by d.created_at desc, d.note_id desc limit ${limit} offset ${(page - 1) * limit}`)) as unknown as { rows: { id: string }[] };
+    return result.rows.map((row) => row.id);
+  }
+
+  it.each([
+    ['vomito', 10, 1],
+    ['vomito', 100, 7],
+    ['leishmaniose', 10, 1],
+    ['leishmaniose', 5, 3],
+    ['"otite externa"', 4, 2],
+    ['"otite externa"', 100, 1],
+  ])('q=%s, limit %i, page %i: the same page as one sorted query', async (q, limit, page) => {
+    if (!third) {
+      third = await createClinicWithKeys(db.database, 'Terceira');
+      await run.execute(sql`
+        insert into notes (clinic_id, name, audio_key, audio_format, audio_bytes, audio_sha256, audio_duration_seconds, transcription_status, created_at)
+        select ${third.clinicId}, 'Paciente ' || i, 'k', 'mp3', 1, 'x', 1, 'completed',
+               timestamptz '2026-11-01 12:00:00.123456+00' - (i / 8) * interval '1 minute'
+        from generate_series(1, ${NOTES}) as i`);
+      await run.execute(sql`
+        insert into note_sections (note_id, label, title, content, "order", position)
+        select id, 'diagnosis', 'Diagnóstico',
+               case when rn % 3 = 0 then 'O cão vomitou ontem.' else 'Sem queixas.' end ||
+               case when rn > ${CONTENT_WALK + 200} and rn % 97 = 0 then ' Suspeita de leishmaniose.' else '' end ||
+               case when rn % 400 = 7 then ' Otite externa.' when rn % 400 = 9 then ' Otites externas.' else '' end,
+               '1', 1
+        from (select id, row_number() over (order by created_at desc, id desc) as rn from notes where clinic_id = ${third.clinicId}) n`);
+      await run.execute(sql`analyze note_search_documents`);
+    }
+    const want = await expected(q, limit, page);
+    expect(want.length).toBeGreaterThan(0);
+    const response = await search({ q, limit: String(limit), page: String(page) }, third.viewer);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().data.map((note: { id: string }) => note.id)).toEqual(want);
   });
 });
 

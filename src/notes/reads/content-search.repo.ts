@@ -55,7 +55,27 @@ function matching(clinicId: string, query: ContentQuery, filters: NoteFilters, n
   ) as SQL;
 }
 
-/** The ids of one page of matching notes, newest first (the list's order: created_at desc, id desc). */
+/** Documents a page walks first, newest first, before it turns to the GIN index (see contentPage). */
+export const CONTENT_WALK = 2_000;
+
+/** A note's place in the list's order; `createdAt` as Postgres prints it, to the microsecond. */
+interface Place {
+  id: string;
+  createdAt: string;
+}
+
+/**
+ * The ids of one page of matching notes, newest first (the list's order: created_at desc, id desc).
+ *
+ * The planner cannot know how many notes a query matches, and either plan is bad for the other
+ * case: sorting every match of a common word (`vômito`, a tenth of the clinic) or walking the whole
+ * clinic for a rare one. So, as the name search does: first the clinic's newest CONTENT_WALK
+ * documents are walked in the list's order (note_search_documents_clinic_created_idx), the query
+ * checked on each, stopping at the page's end; a common word finds its page there. What the walk
+ * did not find comes from the GIN index, limited to the notes older than the walk, sorted (few by
+ * then: the word is rare among them). With an external id the patient's few notes are read through
+ * their own index at once. Either way the same notes in the same order as one sorted query.
+ */
 export async function contentPage(
   clinicId: string,
   query: ContentQuery,
@@ -65,15 +85,63 @@ export async function contentPage(
   db: Db,
 ): Promise<string[]> {
   if (!searchable(query)) return [];
+  const needed = page.offset + page.limit;
+  const found: Place[] = [];
+  let after: Place | undefined;
+  if (!filters.external_id) {
+    const walked = await walkDocuments(clinicId, query, filters, notesWhere, needed, db);
+    found.push(...walked.matches);
+    if (found.length >= needed || !walked.last) return found.slice(page.offset, needed).map((place) => place.id);
+    after = walked.last;
+  }
+  const older = after
+    ? sql`(${noteSearchDocuments.createdAt}, ${noteSearchDocuments.noteId}) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+    : undefined;
   const rows = await db
     .select({ id: noteSearchDocuments.noteId })
     .from(noteSearchDocuments)
     .innerJoin(notes, eq(notes.id, noteSearchDocuments.noteId))
-    .where(matching(clinicId, query, filters, notesWhere))
+    .where(and(matching(clinicId, query, filters, notesWhere), older))
     .orderBy(desc(noteSearchDocuments.createdAt), desc(noteSearchDocuments.noteId))
-    .limit(page.limit)
-    .offset(page.offset);
-  return rows.map((row) => row.id);
+    .limit(needed - found.length);
+  return [...found.map((place) => place.id), ...rows.map((row) => row.id)].slice(page.offset, needed);
+}
+
+/**
+ * Walks the clinic's newest CONTENT_WALK documents (within the dates) in the list's order and
+ * returns the first `needed` that match the query and the list's other filters, and `last` (the
+ * last document walked) when the walk ended at its bound without finding them all. The filters are
+ * checked on each entry, not used to skip entries, so the walk reads at most CONTENT_WALK entries
+ * whatever they match; row_number() counts the entries as they stream (the walk stops as soon as
+ * `needed` matches are found).
+ */
+async function walkDocuments(
+  clinicId: string,
+  query: ContentQuery,
+  filters: NoteFilters,
+  notesWhere: SQL,
+  needed: number,
+  db: Db,
+): Promise<{ matches: Place[]; last: Place | undefined }> {
+  const d = noteSearchDocuments;
+  const hit = and(sql`${d.document} @@ (${allOf(query)})`, notesWhere, ...query.phrases.map(phraseWritten)) as SQL;
+  const result = (await db.execute(sql`
+    select id, created_at, hit, n from (
+      select ${d.noteId} as id, ${d.createdAt}::text as created_at, ${hit} as hit,
+             row_number() over (order by ${d.createdAt} desc, ${d.noteId} desc) as n
+      from ${d} join ${notes} on ${notes.id} = ${d.noteId}
+      where ${and(eq(d.clinicId, clinicId), ...dateConditions(d.createdAt, filters))}
+      order by ${d.createdAt} desc, ${d.noteId} desc
+      limit ${CONTENT_WALK}
+    ) walked
+    where hit or n = ${CONTENT_WALK}
+    limit ${needed + 1}`)) as unknown as { rows: { id: string; created_at: string; hit: boolean; n: string | number }[] };
+  const matches = result.rows.filter((row) => row.hit).map((row) => ({ id: row.id, createdAt: row.created_at }));
+  const end = result.rows.find((row) => Number(row.n) === CONTENT_WALK);
+  return {
+    matches: matches.slice(0, needed),
+    last: matches.length < needed && end ? { id: end.id, createdAt: end.created_at } : undefined,
+  };
 }
 
 /** How many notes match, counting no further than `upTo` when given (then at most `upTo` + 1). */
