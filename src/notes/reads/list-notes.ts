@@ -29,7 +29,14 @@ export const ListNotesQuery = z.object({
     }),
 });
 
-const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true, visit_date: true, plan: true }).extend({
+const ListItem = NoteSchema.omit({
+  note_sections: true,
+  review_flags: true,
+  signature: true,
+  audio: true,
+  visit_date: true,
+  plan: true,
+}).extend({
   matches: z
     .array(
       z.object({

@@ -16,6 +16,12 @@ export function noteFilters(clinicId: string, filters: NoteFilters): SQL {
   return and(...conditions) as SQL;
 }
 
+/** The filters a search document does not carry (it has the clinic and the dates): none → undefined. */
+function notesOnlyFilters(clinicId: string, filters: NoteFilters): SQL | undefined {
+  if (!filters.transcription_status && !filters.external_id && !filters.name) return undefined;
+  return noteFilters(clinicId, { ...filters, from: undefined, to: undefined, since: undefined, before: undefined });
+}
+
 /** Every filter but the name: what bounds the walk of notes_clinic_created_idx. */
 function scopeConditions(clinicId: string, filters: NoteFilters): SQL[] {
   const conditions: SQL[] = [eq(notes.clinicId, clinicId)];
@@ -62,7 +68,7 @@ export async function notePage(
   if (filters.content) {
     // A content search: its own index finds the candidates (content-search.repo.ts); every other filter is checked on them.
     const { content, ...rest } = filters;
-    return byIds(await contentPage(clinicId, content, rest, noteFilters(clinicId, rest), page, db), db);
+    return byIds(await contentPage(clinicId, content, rest, notesOnlyFilters(clinicId, rest), page, db), db);
   }
   if (!filters.name) {
     const where = noteFilters(clinicId, filters);
@@ -182,7 +188,7 @@ async function olderMatching(scope: SQL[], name: SQL, rest: { needed: number; af
 export async function countMatchingNotes(clinicId: string, filters: NoteFilters, upTo: number | undefined, db: Db): Promise<number> {
   if (filters.content) {
     const { content, ...rest } = filters;
-    return countContent(clinicId, content, rest, noteFilters(clinicId, rest), upTo, db);
+    return countContent(clinicId, content, rest, notesOnlyFilters(clinicId, rest), upTo, db);
   }
   if (filters.name && !filters.external_id) {
     const named = { ...filters, name: filters.name };
