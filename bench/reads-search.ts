@@ -44,11 +44,14 @@ export async function seedSearchText(database: BenchDatabase, clinicId: string):
     await database.query(`SET session_replication_role = origin`);
   }
   await database.query('DROP INDEX note_search_documents_document_idx');
+  // The seed's bulk insert left its notes without documents (note-search.sql): written here, at once.
   await database.query(
-    `UPDATE note_search_documents d
-        SET document = to_tsvector('public.vetflow_portuguese', n.name) || to_tsvector('public.vetflow_portuguese', s.content)
-       FROM notes n JOIN note_sections s ON s.note_id = n.id
-      WHERE d.note_id = n.id AND n.clinic_id = $1`,
+    `INSERT INTO note_search_documents (note_id, clinic_id, created_at, document)
+     SELECT n.id, n.clinic_id, n.created_at,
+            to_tsvector('public.vetflow_portuguese', n.name) || coalesce(to_tsvector('public.vetflow_portuguese', s.content), ''::tsvector)
+       FROM notes n LEFT JOIN note_sections s ON s.note_id = n.id
+      WHERE n.clinic_id = $1
+     ON CONFLICT (note_id) DO UPDATE SET document = excluded.document`,
     [clinicId],
   );
   await database.query(`SET maintenance_work_mem = '256MB'`);
