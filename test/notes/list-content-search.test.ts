@@ -96,6 +96,7 @@ describe('GET /notes?q= — what matches', () => {
     ['a quoted phrase in another case and without accents', '"OTITE EXTERNA bilateral"', [thor1]],
     ['a phrase whose words are not side by side: nothing', '"otite bilateral"', []],
     ['a phrase typed without accents finds it written with them', '"VOMITOS frequentes apos a racao"', [luna]],
+    ['a phrase in the patient name', '"luna vomito"', [luna]],
     ['a phrase and a word', '"otites externas" meloxicam', [thor2]],
     ['the patient name', 'thor', [thor2, thor1]],
     ['the name and the text together', 'luna gastrite', [luna]],

@@ -57,9 +57,11 @@ const phrasePattern = (phrase: string[]) =>
 
 function phraseWritten(phrase: string[]): SQL {
   const pattern = phrasePattern(phrase);
-  return sql`(exists (select 1 from ${notes} where ${notes.id} = ${noteSearchDocuments.noteId} and ${notes.name} ~ ${pattern})
-    or exists (select 1 from ${noteSections} where ${noteSections.noteId} = ${noteSearchDocuments.noteId}
-      and ${noteSections.content} ~ ${pattern}))`;
+  // Scalar subqueries, not EXISTS: under an OR the planner may turn an EXISTS into a hashed
+  // subplan that runs the pattern over every section of the table; these run per candidate only.
+  return sql`(coalesce((select bool_or(${noteSections.content} ~ ${pattern}) from ${noteSections}
+      where ${noteSections.noteId} = ${noteSearchDocuments.noteId}), false)
+    or coalesce((select ${notes.name} ~ ${pattern} from ${notes} where ${notes.id} = ${noteSearchDocuments.noteId}), false))`;
 }
 
 /**
