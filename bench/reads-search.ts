@@ -49,7 +49,9 @@ export async function seedSearchText(database: BenchDatabase, clinicId: string):
     `INSERT INTO note_search_documents (note_id, clinic_id, created_at, document)
      SELECT n.id, n.clinic_id, n.created_at,
             to_tsvector('public.vetflow_portuguese', n.name) || coalesce(to_tsvector('public.vetflow_portuguese', s.content), ''::tsvector)
-       FROM notes n LEFT JOIN note_sections s ON s.note_id = n.id
+       FROM notes n
+       LEFT JOIN (SELECT note_id, string_agg(content, E'\n' ORDER BY position, id) AS content FROM note_sections GROUP BY note_id) s
+         ON s.note_id = n.id
       WHERE n.clinic_id = $1
      ON CONFLICT (note_id) DO UPDATE SET document = excluded.document`,
     [clinicId],
