@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/client.ts';
-import { and, count, desc, eq, type SQL, sql } from '../../platform/db/drizzle.ts';
+import { and, count, eq, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { noteSearchDocuments, noteSections, notes } from '../../platform/db/schema/index.ts';
 import type { ContentQuery } from './content-query.ts';
 import { dateConditions } from './name-words.repo.ts';
@@ -84,6 +84,10 @@ function matching(clinicId: string, query: ContentQuery, filters: NoteFilters, n
   ) as SQL;
 }
 
+// Newest first, NULLS LAST as note_search_documents_clinic_created_idx is built: plain DESC means
+// NULLS FIRST, which that index cannot return in order, so every walk would sort the clinic's documents.
+const newestFirst = sql`${noteSearchDocuments.createdAt} desc nulls last, ${noteSearchDocuments.noteId} desc nulls last`;
+
 /** Documents a page walks first, newest first, before it turns to the GIN index (see contentPage). */
 export const CONTENT_WALK = 2_000;
 
@@ -130,7 +134,7 @@ export async function contentPage(
     .select({ id: noteSearchDocuments.noteId })
     .from(noteSearchDocuments)
     .where(and(matching(clinicId, query, filters, notesWhere), older))
-    .orderBy(desc(noteSearchDocuments.createdAt), desc(noteSearchDocuments.noteId))
+    .orderBy(newestFirst)
     .limit(needed - found.length);
   return [...found.map((place) => place.id), ...rows.map((row) => row.id)].slice(page.offset, needed);
 }
@@ -156,10 +160,10 @@ async function walkDocuments(
   const result = (await db.execute(sql`
     select id, created_at, hit, n from (
       select ${d.noteId} as id, ${d.createdAt}::text as created_at, ${hit} as hit,
-             row_number() over (order by ${d.createdAt} desc, ${d.noteId} desc) as n
+             row_number() over (order by ${newestFirst}) as n
       from ${d}
       where ${and(eq(d.clinicId, clinicId), ...dateConditions(d.createdAt, filters))}
-      order by ${d.createdAt} desc, ${d.noteId} desc
+      order by ${newestFirst}
       limit ${CONTENT_WALK}
     ) walked
     where hit or n = ${CONTENT_WALK}
