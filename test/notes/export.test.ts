@@ -13,7 +13,13 @@ async function upload(metadata: object) {
   const id = await uploadNote(app, clinic.editor, metadata);
   await waitUntilSettled(app, clinic.viewer, id);
   const note = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(clinic.viewer) })).json().data;
-  return note as { id: string; created_at: string; visit_date: string; transcription_status: string; note_sections: { title: string; content: string }[] };
+  return note as {
+    id: string;
+    created_at: string;
+    visit_date: string;
+    transcription_status: string;
+    note_sections: { title: string; content: string }[];
+  };
 }
 
 const exportOf = (id: string, query = '', key = clinic.viewer) =>

@@ -86,7 +86,12 @@ const recipes: Record<string, Recipe> = {
       return {
         noteId,
         url: `${PREFIX}/notes/${noteId}/plan`,
-        payload: { medications: [], exams: [], vaccines: [], follow_ups: [{ text: 'retorno em 15 dias', kind: 'recheck', due_in_days: 15 }] },
+        payload: {
+          medications: [],
+          exams: [],
+          vaccines: [],
+          follow_ups: [{ text: 'retorno em 15 dias', kind: 'recheck', due_in_days: 15 }],
+        },
       };
     },
   },

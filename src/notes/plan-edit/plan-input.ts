@@ -1,15 +1,14 @@
 // The body of PUT /notes/{id}/plan: a whole plan, as the note shows it, validated by the Plan
 // contract's own fields. What follows from the note rather than from the vet is not taken from the
 // body but set again (docs/notes-plan.md, "Replacing the plan"): `evidence` null (no audio said the
-// client's words), `computed_total` from the note's weight, `due_date` from the visit date and
+// client's words), `computed_total` from the note's weight (as the extraction computes it), `due_date` from the visit date and
 // `due_in_days`; `id` kept when sent (a UUID, unique in the plan), given when not. So a fetched plan
 // can be sent back as it is, with one field changed.
 
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.ts';
-import { computedTotal, dueDateOf } from '../plan/derived-fields.ts';
-import type { PlanContext } from '../plan/extract-plan.ts';
+import { addDays, computedTotal, type PlanContext } from '../plan/extract-plan.ts';
 import { ExamSchema, FollowUpSchema, MedicationSchema, type Plan, VaccineSchema } from '../store/plan.schemas.ts';
 import { TimeRangeSchema } from '../store/time-range.schemas.ts';
 
@@ -72,7 +71,7 @@ export function planOfInput(input: PlanReplace, context: PlanContext): Plan {
       ...item,
       id: idOf(item.id, `medications.${i}.id`),
       evidence: null,
-      computed_total: computedTotal(item, context.weightKg),
+      computed_total: computedTotal(item.dose_value, item.dose_unit, context.weightKg),
     })),
     exams: input.exams.map((item, i) => ({ ...item, id: idOf(item.id, `exams.${i}.id`), evidence: null })),
     vaccines: input.vaccines.map((item, i) => ({ ...item, id: idOf(item.id, `vaccines.${i}.id`), evidence: null })),
@@ -80,7 +79,7 @@ export function planOfInput(input: PlanReplace, context: PlanContext): Plan {
       ...item,
       id: idOf(item.id, `follow_ups.${i}.id`),
       evidence: null,
-      due_date: dueDateOf(context.visitDate, item.due_in_days),
+      due_date: item.due_in_days === null ? null : addDays(context.visitDate, item.due_in_days),
     })),
   };
 }

@@ -14,9 +14,11 @@ export interface Words {
   ends: number[];
   /** A sentence mark (. ! ? ; : or a line break) between this word and the one before. */
   breakBefore: boolean[];
+  /** A comma (or a sentence mark) between this word and the one before. */
+  commaBefore: boolean[];
 }
 
-const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]/g;
+const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]|,/g;
 const BREAK = /^[.!?;:\n…]$/;
 
 export function wordsOf(text: string): Words {
@@ -24,20 +26,28 @@ export function wordsOf(text: string): Words {
   const starts: number[] = [];
   const ends: number[] = [];
   const breakBefore: boolean[] = [];
+  const commaBefore: boolean[] = [];
   let pendingBreak = false;
+  let pendingComma = false;
   for (const match of fold(text).matchAll(TOKEN)) {
     const word = match[0];
     if (BREAK.test(word)) {
       pendingBreak = true;
       continue;
     }
+    if (word === ',') {
+      pendingComma = true;
+      continue;
+    }
     words.push(word);
     starts.push(match.index);
     ends.push(match.index + word.length);
     breakBefore.push(pendingBreak);
+    commaBefore.push(pendingBreak || pendingComma);
     pendingBreak = false;
+    pendingComma = false;
   }
-  return { words, starts, ends, breakBefore };
+  return { words, starts, ends, breakBefore, commaBefore };
 }
 
 /** Does `phrase` (words) start at `at`? */
@@ -62,18 +72,25 @@ export class PhraseTable<T> {
     this.byFirst.set(words[0]!, list);
   }
 
-  /** The longest phrase starting at `at`, with the word after it. */
-  at(words: readonly string[], at: number): { value: T; end: number } | null {
+  /**
+   * The longest phrase starting at `at`, with the word after it. With `barrier`, a phrase does not
+   * run over a word marked in it (a comma before it: "Tiamulina, não, vou passar ...").
+   */
+  at(words: readonly string[], at: number, barrier?: readonly boolean[]): { value: T; end: number } | null {
     const list = this.byFirst.get(words[at] ?? '');
     if (!list) return null;
-    for (const entry of list) if (startsWith(words, at, entry.words)) return { value: entry.value, end: at + entry.words.length };
+    for (const entry of list) {
+      if (!startsWith(words, at, entry.words)) continue;
+      if (barrier && entry.words.some((_, i) => i > 0 && barrier[at + i])) continue;
+      return { value: entry.value, end: at + entry.words.length };
+    }
     return null;
   }
 
   /** The longest phrase ending just before `end` (its first word, or null). */
-  endingAt(words: readonly string[], end: number, longest: number): { value: T; first: number } | null {
+  endingAt(words: readonly string[], end: number, longest: number, barrier?: readonly boolean[]): { value: T; first: number } | null {
     for (let length = Math.min(longest, end); length >= 1; length--) {
-      const hit = this.at(words, end - length);
+      const hit = this.at(words, end - length, barrier);
       if (hit && hit.end === end) return { value: hit.value, first: end - length };
     }
     return null;

@@ -13,7 +13,8 @@ export interface Drug {
   generic: string;
   /** The route its only form implies, or null. */
   route: Route | null;
-  drugClass: DrugClass | 'clinic';
+  /** `clinic`: one of the clinic's names; `unlisted`: a name no list holds, read by its ending or its dose. */
+  drugClass: DrugClass | 'clinic' | 'unlisted';
 }
 
 const ENTRY = /^([^|>@]+?)\s*((?:\|\s*[^|>@]+?\s*)*)(?:>\s*([^@]+?)\s*)?(?:@(\w+))?$/;

@@ -3,6 +3,8 @@
 // and by the endings of drug classes (-cilina, -floxacino, -prazol, ...); a name the list misses
 // and no ending catches is not checked, which is why the prompt also forbids new drugs.
 
+import { hasDrugEnding } from '../../../language/drug-endings.ts';
+
 const DRUGS = new Set(
   `acepromazina afoxolaner albendazol alopurinol amicacina amiodarona amitriptilina amlodipina amoxicilina
   ampicilina apoquel atenolol atropina azitromicina benazepril betametasona bravecto buprenorfina butorfanol
@@ -24,11 +26,8 @@ const DRUGS = new Set(
     .filter(Boolean),
 );
 
-const DRUG_ENDINGS =
-  /(cilina|micina|ciclina|floxacin[oa]?|prazol|dazol|conazol|pril|metasona|solona|nisona|xicam|profeno|coxibe?|mectina|tidina|setrona|semida|azepam|azolam|olol|dipino|dipina|barbital|tiazida|triptilina|fenicol|sartana?)$/;
-
 export function isDrug(word: string): boolean {
-  return word.length >= 5 && (DRUGS.has(word) || DRUG_ENDINGS.test(word));
+  return word.length >= 5 && (DRUGS.has(word) || hasDrugEnding(word));
 }
 
 /** "enrofloxacino" and "enrofloxacina", "comprimidos" and "comprimido", compare equal. */
