@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import { pageOf } from '../../platform/http/pagination.ts';
 import type { NotesCaller } from '../callers.ts';
-import { clinicToday } from '../store/settings.repo.ts';
+import { clinicTimezone } from '../store/settings.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';
 import { assembleHistory, diagnosisLabel } from './history.ts';
 import { countPatients, patientNotes, patientPage, sectionsLabelled } from './patients.repo.ts';
@@ -26,7 +26,7 @@ async function history({ db }: { db: Db }, caller: NotesCaller, externalId: stri
       [...new Set([...labels.values()].filter((label): label is string => label !== undefined))],
       db,
     ),
-    clinicToday(caller.clinicId, db),
+    clinicTimezone(caller.clinicId, db).then(dayIn),
   ]);
   const diagnoses = new Map<string, string>();
   for (const section of sections) {
@@ -34,6 +34,9 @@ async function history({ db }: { db: Db }, caller: NotesCaller, externalId: stri
   }
   return assembleHistory(externalId, rows, diagnoses, today);
 }
+
+/** Today's date (`YYYY-MM-DD`) in the clinic's time zone: when a follow-up is due is the clinic's day. */
+const dayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
 
 /** The clinic's patients, the latest visit first, a page of them and how many there are. */
 async function list({ db }: { db: Db }, caller: NotesCaller, query: PatientsQuery) {
