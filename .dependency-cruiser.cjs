@@ -17,7 +17,7 @@
 const FEATURE_FLOORS = {
   notes: [
     ['auth', 'store'],
-    ['chain', 'history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
+    ['chain', 'history', 'keys', 'patients', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'follow-ups', 'plan-edit', 'processing', 'sections', 'settings'],
     ['prontuario', 'record', 'upload'],
     ['live'],

@@ -10,6 +10,7 @@ import { cpuSeconds } from './lib/proc.ts';
 import { fmt, progress, type Row } from './lib/report.ts';
 import type { BenchServer, VetflowServer } from './lib/servers.ts';
 import { createNote } from './pipeline.ts';
+import { HISTORY_PATIENT, searchCases, searchIndexSizes, searchWriteCost, seedHistoryPatient, seedSearchText } from './reads-search.ts';
 
 export interface ReadsBenchOptions {
   vetflow: VetflowServer;
@@ -159,7 +160,11 @@ export async function runReadsBench(options: ReadsBenchOptions) {
   await database.query('VACUUM (ANALYZE) notes, note_name_words, note_name_dictionary');
   const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
 
-  const listCases = listMatrix();
+  progress('reads: one section of text per completed note (the search documents), and a 50-note patient');
+  const searchSeed = await seedSearchText(database, clinicId);
+  await seedHistoryPatient(database, clinicId);
+
+  const listCases = [...listMatrix(), ...searchCases()];
   const list = [];
   for (const listCase of listCases) {
     const path = `/notes/v1/notes?${new URLSearchParams(listCase.query).toString()}`;
@@ -168,6 +173,20 @@ export async function runReadsBench(options: ReadsBenchOptions) {
     list.push({ label: listCase.label, path, ...result, sql });
   }
   const slowest = list.reduce((a, b) => (b.p99_ms > a.p99_ms ? b : a));
+  const history = await load(
+    `GET /patients/${HISTORY_PATIENT} (50 notes)`,
+    vetflow,
+    [`/notes/v1/patients/${HISTORY_PATIENT}`],
+    apiHeaders,
+    true,
+  );
+  // Last: it takes table locks (the triggers switched off and on inside a rolled-back transaction).
+  progress('reads: what a search document costs a section edit and a note insert (SQL, triggers on and off)');
+  const search = {
+    seed_seconds: searchSeed.seconds,
+    sizes: await searchIndexSizes(database),
+    write_cost: await searchWriteCost(database, clinicId),
+  };
 
   const summary = summarize(options, {
     id,
@@ -181,6 +200,8 @@ export async function runReadsBench(options: ReadsBenchOptions) {
     vacuumSeconds,
     list,
     slowest: slowest.label,
+    history,
+    search,
   });
   return {
     summary,
@@ -206,9 +227,11 @@ function summarize(
     vacuumSeconds: number;
     list: ({ label: string; path: string; sql: { page: Explained; count: Explained; total: number } } & LoadResult)[];
     slowest: string;
+    history: LoadResult;
+    search: { seed_seconds: number; sizes: Record<string, number>; write_cost: Record<string, { with_search: number; without: number }> };
   },
 ) {
-  const { id, sections, measured, bareFirst, bareSecond, note, status, seedSeconds, vacuumSeconds, list, slowest } = m;
+  const { id, sections, measured, bareFirst, bareSecond, note, status, seedSeconds, vacuumSeconds, list, slowest, history, search } = m;
   const baselineRps = (bareFirst.rps + bareSecond.rps) / 2;
   return {
     note_id: id,
@@ -244,6 +267,8 @@ function summarize(
       })),
       slowest,
     },
+    history: { ...history, p99_target_ms: LIST_P99_TARGET_MS },
+    search,
   };
 }
 
@@ -583,7 +608,9 @@ export async function explainList(database: BenchDatabase, clinicId: string, que
     const counted = !(rows.length < limit && (rows.length > 0 || offset === 0));
     if (counted) await countMatchingNotes(clinicId, filters, query.count === 'exact' ? undefined : COUNT_LIMIT, db);
     const countStatements = statements.length;
-    const total = await countNotes(noteFilters(clinicId, filters), undefined, db);
+    const total = filters.content
+      ? await countMatchingNotes(clinicId, filters, undefined, db)
+      : await countNotes(noteFilters(clinicId, filters), undefined, db);
     const explained = [];
     for (const statement of statements.slice(0, countStatements)) {
       explained.push(await explain(database, statement.text, statement.values));
@@ -667,6 +694,26 @@ function rowsOf(s: ReadsSummary): Row[] {
       ratio: fmt.ratio(s.status.p99_ms / s.baseline.first.p99_ms),
     },
   ];
+  rows.push({
+    measurement: 'GET /patients/{external_id} (50 notes), p99 / p50',
+    value: `${fmt.ms(s.history.p99_ms)} / ${fmt.ms(s.history.p50_ms)}`,
+    baseline: `${s.history.p99_target_ms} ms`,
+    ratio: fmt.ratio(s.history.p99_ms / s.history.p99_target_ms),
+    target: `< ${s.history.p99_target_ms} ms`,
+  });
+  const cost = s.search.write_cost;
+  rows.push({
+    measurement: 'section edit / note insert in SQL, µs: with search document (ratio: with / without)',
+    value: `${Math.round(cost.section_edit_us!.with_search)} / ${Math.round(cost.note_insert_us!.with_search)}`,
+    baseline: `${Math.round(cost.section_edit_us!.without)} / ${Math.round(cost.note_insert_us!.without)}`,
+    ratio: `${fmt.ratio(cost.section_edit_us!.with_search / cost.section_edit_us!.without)} / ${fmt.ratio(cost.note_insert_us!.with_search / cost.note_insert_us!.without)}`,
+  });
+  rows.push({
+    measurement: 'search documents on disk (table + GIN + walk index), MB; notes table',
+    value: `${s.search.sizes.search_documents_mb} (GIN ${s.search.sizes.gin_mb}, walk ${s.search.sizes.walk_index_mb})`,
+    baseline: `${s.search.sizes.notes_mb}`,
+    ratio: fmt.ratio(s.search.sizes.search_documents_mb! / s.search.sizes.notes_mb!),
+  });
   for (const c of s.list.cases) {
     rows.push({
       measurement: `GET /notes${c.label}, p99`,

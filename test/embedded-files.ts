@@ -23,6 +23,8 @@ export const EMBEDDED_FILES = [
   // Queries that lean on what the two could do differently: extensions (unaccent, pg_trgm),
   // snapshots and transaction ids, session settings (time zone, set_config), SKIP LOCKED.
   'test/notes/list-search.test.ts',
+  // The text search configuration over the unaccent dictionary, Portuguese stems, ts_headline.
+  'test/notes/list-content-search.test.ts',
   'test/notes/list-totals.test.ts',
   'test/notes/note-fetch-timestamps.test.ts',
   'test/flow/contacts-upsert.test.ts',

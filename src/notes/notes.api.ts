@@ -10,6 +10,7 @@ import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
 import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
+import { patientRoutes } from './patients/patients.routes.ts';
 import { planEditRoutes } from './plan-edit/plan-edit.routes.ts';
 import { prontuarioRoutes } from './prontuario/prontuario.routes.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
@@ -151,6 +152,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(sectionRoutes, { sections: services.sections });
   await app.register(planEditRoutes, { planEdit: services.planEdit });
   await app.register(followUpRoutes, { followUps: services.followUps });
+  await app.register(patientRoutes, { patients: services.patients });
   await app.register(settingsRoutes, { settings: services.settings });
   await app.register(templateRoutes, { templates: services.templates });
   await app.register(webhookRoutes, { webhooks: services.webhooks });

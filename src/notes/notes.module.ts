@@ -18,6 +18,7 @@ import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
+import { type PatientsService, patientsService } from './patients/patients.service.ts';
 import { type PlanEditService, planEditService } from './plan-edit/plan-edit.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
@@ -64,6 +65,7 @@ export interface NotesServices {
   readonly sections: SectionsService;
   readonly planEdit: PlanEditService;
   readonly followUps: FollowUpsService;
+  readonly patients: PatientsService;
   readonly settings: SettingsService;
   readonly templates: TemplatesService;
   readonly webhooks: WebhooksService;
@@ -160,6 +162,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     sections: sectionsService({ db }),
     planEdit: planEditService({ db }),
     followUps: followUpsService({ db }),
+    patients: patientsService({ db }),
     settings: settingsService({ db }),
     templates: templatesService({ db }),
     webhooks: webhooksService({ db, webhooks }),

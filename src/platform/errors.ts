@@ -33,7 +33,8 @@ export const ERROR_STATUS = {
   BILLING_INACTIVE: 403,
   // notes
   NOTE_NOT_FOUND: 404,
-  // a patient's record (notes/prontuario/): no completed note of that external id in the clinic
+  // no note of the clinic carries that external_id (a patient exists through its notes), or, for its
+  // record (notes/prontuario/), no completed one
   PATIENT_NOT_FOUND: 404,
   SECTION_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,

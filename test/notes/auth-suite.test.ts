@@ -162,13 +162,26 @@ describe('Notes API tenant isolation', () => {
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);
-  // A patient is named by the clinic's own id (`/patients/:external_id`), not by one of ours: each clinic
-  // has its own patients under the same ids, so another clinic's key gets its own record or 404
-  // PATIENT_NOT_FOUND, never 403 (test/notes/prontuario.test.ts, "keeps clinics apart").
-  const ownIds = (route: { url: string }) => route.url.includes('/:external_id');
+  // A path whose only parameter is such a field (`/patients/:external_id`) reads the caller's own
+  // notes with that id (its history, its record): another clinic's key finds none of the first
+  // clinic's (the test below; test/notes/prontuario.test.ts, "keeps clinics apart").
+  const callerScopedPath = (url: string) => [...url.matchAll(/:([A-Za-z_]+)/g)].every(([, name]) => notTenantReferences.has(name ?? ''));
   const tenantScoped = routes.filter(
-    (route) => !ownIds(route) && (route.url.includes('/:') || extras[label(route)]?.query || extras[label(route)]?.payload),
+    (route) => (route.url.includes('/:') && !callerScopedPath(route.url)) || extras[label(route)]?.query || extras[label(route)]?.payload,
   );
+
+  it("answers 404 PATIENT_NOT_FOUND for another clinic's patient, as for an unknown one", async () => {
+    const callerScoped = routes.filter((route) => route.url.includes('/:') && callerScopedPath(route.url));
+    expect(callerScoped.map(label).sort()).toEqual([`GET ${PREFIX}/patients/:external_id`, `GET ${PREFIX}/patients/:external_id/record`]);
+    for (const route of callerScoped) {
+      // The record needs its format; any will do for the tenancy.
+      const url = `${route.url.replace(':external_id', 'TENANT-1')}${route.url.endsWith('/record') ? '?format=txt' : ''}`;
+      expect((await app.inject({ method: 'GET', url, headers: as(keys.viewer) })).statusCode, label(route)).toBe(200);
+      const response = await app.inject({ method: 'GET', url, headers: as(other.admin) });
+      expect(response.statusCode, label(route)).toBe(404);
+      expect(response.json().code, label(route)).toBe('PATIENT_NOT_FOUND');
+    }
+  });
 
   it('knows every route that takes an id outside its path', async () => {
     const document = (await app.inject({ method: 'GET', url: `${PREFIX}/openapi.json` })).json();

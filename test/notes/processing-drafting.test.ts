@@ -39,11 +39,12 @@ const WITH_INVENTED_DOSE = {
 const remote = await startFakeServer();
 afterAll(() => remote.close());
 let transcriptionFails = false;
+let transcript = TRANSCRIPT;
 let chat: FakeHandler = (_request, response) => json(response, 200, chatCompletion(GROUNDED));
 remote.handle((request, response, index) => {
   if (request.path.endsWith('/audio/transcriptions')) {
     if (transcriptionFails) return json(response, 400, { error: { message: 'unsupported audio' } });
-    return json(response, 200, TRANSCRIPT);
+    return json(response, 200, transcript);
   }
   return chat(request, response, index);
 });
@@ -68,6 +69,7 @@ const viewer = { 'x-api-key': clinic.viewer };
 
 beforeEach(() => {
   transcriptionFails = false;
+  transcript = TRANSCRIPT;
   chat = (_request, response) => json(response, 200, chatCompletion(GROUNDED));
 });
 
@@ -232,6 +234,48 @@ describe('clinical notes', () => {
     expect(note.note_sections[0].content).toBe('Tutora relata vômitos desde anteontem, cerca de 4 vezes ao dia.');
   });
 
+  it('drafts a returning patient with the last signed note as previous context; nothing of it counts as said today', async () => {
+    const withDiagnosis = (sentence: string) => ({
+      sections: [...GROUNDED.sections, { label: 'diagnosis', sentences: [{ text: sentence, segments: [2] }] }],
+    });
+    // The first visit: she weighed 11,2 kg then (said, so grounded there).
+    const then = SEGMENTS.map((segment, i) => (i === 1 ? { ...segment, text: 'Ela pesa 11,2 kg.' } : segment));
+    transcript = { ...TRANSCRIPT, segments: then, text: then.map((segment) => segment.text).join(' ') };
+    chat = (_request, response) => json(response, 200, chatCompletion(withDiagnosis('Gastrite aguda; peso 11,2 kg.')));
+    const first = await settle({ name: 'Mel', note_style: 'clinical', external_id: 'MEL-CTX' });
+    expect(first.note_sections.find((section: { label: string }) => section.label === 'diagnosis').content).toBe(
+      'Gastrite aguda; peso 11,2 kg.',
+    );
+    const signed = await app.inject({
+      method: 'POST',
+      url: `/notes/v1/notes/${first.id}/sign`,
+      headers: { 'x-api-key': clinic.editor },
+      payload: { signed_by: { name: 'Dra. Ana', license: 'CRMV-SP 1' }, acknowledge_flags: true },
+    });
+    expect(signed.statusCode, signed.body).toBe(200);
+
+    // Today the model copies a number that only the previous note holds.
+    transcript = TRANSCRIPT;
+    chat = (_request, response) => json(response, 200, chatCompletion(withDiagnosis('Peso anterior 11,2 kg; hoje 8,5 kg.')));
+    const before = chatRequests().length;
+    const second = await settle({ name: 'Mel', note_style: 'clinical', external_id: 'MEL-CTX' });
+    const user: string = chatRequest(chatRequests().slice(before)[0]!).messages[1]!.content;
+    const [context, today] = user.split('TRANSCRIÇÃO DE HOJE:\n');
+    expect(context).toContain('CONSULTA ANTERIOR');
+    expect(context).toContain('Diagnóstico: Gastrite aguda; peso 11,2 kg.');
+    expect(context).toMatch(/Plano: .*omeprazol/);
+    expect(context).not.toMatch(/^\[\d+\]/m);
+    expect(today).toBe(SEGMENTS.map((segment, i) => `[${i + 1}] ${segment.text}`).join('\n'));
+    expect(second.review_flags).toContainEqual(
+      expect.objectContaining({ section: 'diagnosis', reason: 'ungrounded', token: expect.stringContaining('11,2') }),
+    );
+
+    // A first visit (no signed note before it) is drafted from its transcript alone.
+    const lone = chatRequests().length;
+    await settle({ name: 'Nina', note_style: 'clinical', external_id: 'NINA-1' });
+    expect(chatRequest(chatRequests().slice(lone)[0]!).messages[1]!.content).not.toContain('CONSULTA ANTERIOR');
+  });
+
   it('never logs the drafting key, the transcript or the draft', () => {
     const text = logs.join('\n');
     expect(text).toContain('note completed');
@@ -256,6 +300,7 @@ describe('the OpenAPI document', () => {
       'drafting_invalid',
       'vital_mismatch',
       'plan_mismatch',
+      'changed_since_last_visit',
       'capture_auto_closed',
       'simulated_transcript',
     ]);

@@ -11,6 +11,9 @@ import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { compareWithLastVisit } from '../patients/changes-since-last-visit.ts';
+import { signedVisitsBefore } from '../patients/patients.repo.ts';
+import { previousVisitOf } from '../patients/previous-visit.ts';
 import { planOfTranscript } from '../plan/extract-plan.ts';
 import { planContextOf } from '../plan/plan-context.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
@@ -112,6 +115,9 @@ export function transcribeJob(deps: ProcessingDeps) {
         });
         transcriptionDuration.observe({ provider, outcome: 'ok' }, secondsSince(transcribing));
         const sectioning = performance.now();
+        // The patient's earlier signed notes: the clinical draft's context, and what the plan is compared with.
+        const lastVisits = note.externalId ? await signedVisitsBefore({ ...note, externalId: note.externalId }, deps.db) : [];
+        const previous = note.noteStyle === 'clinical' && lastVisits[0] ? await previousVisitOf(lastVisits[0], deps.db) : null;
         const drafted = await writeSections(
           note.noteStyle,
           { text: transcript.text, segments: transcript.segments, language: transcript.language },
@@ -119,13 +125,17 @@ export function transcribeJob(deps: ProcessingDeps) {
           templateOfNote(note).sections as TemplateSection[],
           { sectioner: deps.sectioner, drafter: deps.drafter ?? null },
           signal,
+          previous,
         );
         const vitals = vitalsOfTranscript(transcript);
         const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
         // The plan, from the whole transcript with its times (notes-plan.md); its date from the note's visit date.
         const planContext = planContextOf({ ...note, vitals }, await planSettingsOf(note.clinicId, deps.db));
-        const plan = planOfTranscript(transcript, planContext);
-        const sectioned = { ...groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext), plan };
+        const read = planOfTranscript(transcript, planContext);
+        // What changed since the patient's last signed note (docs/notes-patients.md): a first visit, or a note without an external id, as read.
+        const { plan, flags: changedFlags } = compareWithLastVisit(read, lastVisits);
+        const grounded = groundDraftedPlan(groundDraftedVitals(drafted, vitals), read, planContext);
+        const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...changedFlags], plan };
         // Stored at completion: a note a real provider transcribed is never marked.
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));

@@ -4,7 +4,7 @@
 // (server unreachable after retries, unusable answer, no drafter configured any more) leaves the
 // note verbatim with a flag saying why: the model's failure never fails the note.
 
-import type { Drafter, NoteStyle, ReviewFlag, TemplateSection } from '../../providers/drafting/port.ts';
+import type { Drafter, NoteStyle, PreviousVisit, ReviewFlag, TemplateSection } from '../../providers/drafting/port.ts';
 import type { Sectioner, SectioningInput } from '../../providers/sectioning/port.ts';
 import type { WrittenContent } from '../store/notes.repo.ts';
 import { placeInTemplate } from './place-in-template.ts';
@@ -21,12 +21,14 @@ export async function writeSections(
   template: readonly TemplateSection[],
   providers: { sectioner: Sectioner; drafter: Drafter | null },
   signal: AbortSignal,
+  /** The patient's last signed visit, context for the drafter only (never for the verbatim sectioner). */
+  previous: PreviousVisit | null = null,
 ): Promise<WrittenNote> {
   let reviewFlags: ReviewFlag[] = [];
   let fallback: WrittenNote['fallback'] = null;
   if (style === 'clinical') {
     if (providers.drafter) {
-      const outcome = await providers.drafter.draft({ ...transcript, sections: template }, signal);
+      const outcome = await providers.drafter.draft({ ...transcript, sections: template, previous }, signal);
       if (outcome.ok) return { style: 'clinical', sections: outcome.sections, reviewFlags: outcome.flags, fallback: null };
       reviewFlags = outcome.flags;
       fallback = { code: outcome.code, message: outcome.message };

@@ -4,6 +4,8 @@ import type { NotesCaller } from '../callers.ts';
 import { NoteSchema, TranscriptionStatusSchema } from '../store/note.schemas.ts';
 import { toNoteBody } from '../store/note-view.ts';
 import type { NoteSummaryRow } from '../store/notes.repo.ts';
+import { ContentQueryParam, parseContentQuery } from './content-query.ts';
+import { type ContentMatch, contentMatches } from './content-search.repo.ts';
 import type { ListCountCache } from './list-count-cache.ts';
 import { countHour, countMatchingNotes, type NoteFilters, noteFilters, notePage } from './note-list.repo.ts';
 
@@ -16,6 +18,7 @@ export const ListNotesQuery = z.object({
   to: z.iso.date().optional().meta({ description: 'Last day (UTC), inclusive' }),
   days: z.coerce.number().int().min(1).max(3650).optional().meta({ description: 'Created within the last N days' }),
   external_id: z.string().min(1).max(100).optional().meta({ description: 'Exact match' }),
+  q: ContentQueryParam.optional(),
   count: z
     .literal('exact')
     .optional()
@@ -26,7 +29,24 @@ export const ListNotesQuery = z.object({
     }),
 });
 
-const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true, visit_date: true, plan: true });
+const ListItem = NoteSchema.omit({
+  note_sections: true,
+  review_flags: true,
+  signature: true,
+  audio: true,
+  visit_date: true,
+  plan: true,
+}).extend({
+  matches: z
+    .array(
+      z.object({
+        section_label: z.string().meta({ description: 'The label of the section that matched, or `patient_name` for the name' }),
+        snippet: z.string().meta({ description: 'The text around the matched words, each marked «…»; fragments joined by " … "' }),
+      }),
+    )
+    .optional()
+    .meta({ description: "Only with `q`: where the note matched, in the note's order (the name first)" }),
+});
 
 export const NoteListEnvelope = z
   .object({
@@ -75,21 +95,37 @@ export async function listNotes(caller: NotesCaller, query: Query, { db, publicB
     notePage(caller.clinicId, filters, { limit: query.limit, offset }, db),
     listVersion(caller.clinicId),
   ]);
+  const matches = filters.content
+    ? await contentMatches(
+        rows.map((row) => row.id),
+        filters.content,
+        db,
+      )
+    : undefined;
   const seen = offset + rows.length;
-  if (rows.length < query.limit && (rows.length > 0 || offset === 0)) return listed(rows, seen, true, publicBaseUrl);
+  const page = async (total: number, exact: boolean) => listed(rows, total, exact, publicBaseUrl, matches);
+  if (rows.length < query.limit && (rows.length > 0 || offset === 0)) return page(seen, true);
   const upTo = query.count === 'exact' ? undefined : countLimit;
   const counted = await countMatching(caller.clinicId, query, filters, upTo, version, { db, counts });
-  if (upTo === undefined || counted <= upTo) return listed(rows, counted, true, publicBaseUrl);
+  if (upTo === undefined || counted <= upTo) return page(counted, true);
   // At least this many; more pages than that still answer.
-  return listed(rows, Math.max(upTo, seen), false, publicBaseUrl);
+  return page(Math.max(upTo, seen), false);
 }
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /** The query's filters, `days` fixed as one instant: the same for the page and the count. */
-export function listFilters({ days, ...rest }: Omit<NoteFilters, 'since' | 'before'> & { days?: number }): NoteFilters {
-  return { ...rest, since: days === undefined ? undefined : new Date(Date.now() - days * DAY_MS) };
+export function listFilters({
+  days,
+  q,
+  ...rest
+}: Omit<NoteFilters, 'since' | 'before' | 'content'> & { days?: number; q?: string }): NoteFilters {
+  return {
+    ...rest,
+    since: days === undefined ? undefined : new Date(Date.now() - days * DAY_MS),
+    content: q === undefined ? undefined : parseContentQuery(q),
+  };
 }
 
 /**
@@ -109,10 +145,13 @@ async function countMatching(
   version: number,
   { db, counts }: Pick<ListDeps, 'db' | 'counts'>,
 ): Promise<number> {
-  const key = [clinicId, query.transcription_status, query.name, query.from, query.to, query.external_id, upTo ?? 'exact'];
+  const key = [clinicId, query.transcription_status, query.name, query.from, query.to, query.external_id, query.q, upTo ?? 'exact'];
   if (filters.since === undefined) {
     return counts.counted(JSON.stringify(key), version, () => countMatchingNotes(clinicId, filters, upTo, db));
   }
+  // The hour's correction below counts on the list's index, which knows nothing of the text: a
+  // content search within `days` is counted whole each time (still capped).
+  if (filters.content) return countMatchingNotes(clinicId, filters, upTo, db);
   const cutoff = filters.since;
   const anchor = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
   const hour = await countHour(
@@ -136,6 +175,10 @@ interface ListDeps {
   listVersion: (clinicId: string) => Promise<number>;
 }
 
-function listed(rows: NoteSummaryRow[], total: number, exact: boolean, publicBaseUrl: string) {
-  return { items: rows.map((row) => toNoteBody(row, publicBaseUrl)), total, exact };
+function listed(rows: NoteSummaryRow[], total: number, exact: boolean, publicBaseUrl: string, matches?: Map<string, ContentMatch[]>) {
+  const items = rows.map((row) => {
+    const body = toNoteBody(row, publicBaseUrl);
+    return matches ? { ...body, matches: matches.get(row.id) ?? [] } : body;
+  });
+  return { items, total, exact };
 }

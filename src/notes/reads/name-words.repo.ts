@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/client.ts';
 import { and, eq, gte, lt, type SQL, sql } from '../../platform/db/drizzle.ts';
 import { escapeLike } from '../../platform/db/like.ts';
-import { noteNameDictionary, noteNameWords, type notes } from '../../platform/db/schema/index.ts';
+import { noteNameDictionary, noteNameWords, type noteSearchDocuments, type notes } from '../../platform/db/schema/index.ts';
 import type { NoteFilters } from './note-filters.ts';
 
 /**
@@ -97,7 +97,10 @@ function postingsEstimate(clinicId: string, word: string, filters: NoteFilters):
 }
 
 /** The date filters on a `created_at` column (the list's, or note_name_words' copy of it). */
-export function dateConditions(column: typeof notes.createdAt | typeof noteNameWords.createdAt, filters: NoteFilters): SQL[] {
+export function dateConditions(
+  column: typeof notes.createdAt | typeof noteNameWords.createdAt | typeof noteSearchDocuments.createdAt,
+  filters: NoteFilters,
+): SQL[] {
   const conditions: SQL[] = [];
   if (filters.from) conditions.push(gte(column, new Date(`${filters.from}T00:00:00Z`)));
   if (filters.to) conditions.push(lt(column, new Date(Date.parse(`${filters.to}T00:00:00Z`) + 86_400_000)));

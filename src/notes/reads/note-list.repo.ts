@@ -3,6 +3,7 @@ import { and, count, eq, inArray, lt, type SQL, sql } from '../../platform/db/dr
 import { escapeLike } from '../../platform/db/like.ts';
 import { noteListVersions, notes } from '../../platform/db/schema/index.ts';
 import { type NoteSummaryRow, noteColumnsWithoutTranscript } from '../store/notes.repo.ts';
+import { contentPage, countContent } from './content-search.repo.ts';
 import { countNameWords, dateConditions, nameWalk, nameWordsPage } from './name-words.repo.ts';
 import type { NoteFilters } from './note-filters.ts';
 
@@ -13,6 +14,12 @@ export function noteFilters(clinicId: string, filters: NoteFilters): SQL {
   const conditions = scopeConditions(clinicId, filters);
   if (filters.name) conditions.push(nameMatches(filters.name));
   return and(...conditions) as SQL;
+}
+
+/** The filters a search document does not carry (it has the clinic and the dates): none → undefined. */
+function notesOnlyFilters(clinicId: string, filters: NoteFilters): SQL | undefined {
+  if (!filters.transcription_status && !filters.external_id && !filters.name) return undefined;
+  return noteFilters(clinicId, { ...filters, from: undefined, to: undefined, since: undefined, before: undefined });
 }
 
 /** Every filter but the name: what bounds the walk of notes_clinic_created_idx. */
@@ -58,6 +65,11 @@ export async function notePage(
   page: { limit: number; offset: number },
   db: Db,
 ): Promise<NoteSummaryRow[]> {
+  if (filters.content) {
+    // A content search: its own index finds the candidates (content-search.repo.ts); every other filter is checked on them.
+    const { content, ...rest } = filters;
+    return byIds(await contentPage(clinicId, content, rest, notesOnlyFilters(clinicId, rest), page, db), db);
+  }
   if (!filters.name) {
     const where = noteFilters(clinicId, filters);
     if (page.offset === 0 || filters.external_id) {
@@ -174,6 +186,10 @@ async function olderMatching(scope: SQL[], name: SQL, rest: { needed: number; af
  * most `upTo` + 1): a name through its words when that walks one word's notes (name-words.repo.ts).
  */
 export async function countMatchingNotes(clinicId: string, filters: NoteFilters, upTo: number | undefined, db: Db): Promise<number> {
+  if (filters.content) {
+    const { content, ...rest } = filters;
+    return countContent(clinicId, content, rest, notesOnlyFilters(clinicId, rest), upTo, db);
+  }
   if (filters.name && !filters.external_id) {
     const named = { ...filters, name: filters.name };
     const walk = await nameWalk(clinicId, named, db);

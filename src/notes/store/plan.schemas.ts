@@ -89,9 +89,41 @@ const itemFields = {
   }),
 };
 
+export const MEDICATION_CHANGES = ['new', 'same', 'dose_changed', 'interval_changed', 'resumed'] as const;
+export type MedicationChange = (typeof MEDICATION_CHANGES)[number];
+
+/** A medication as the patient's last signed note (or an earlier one, for `resumed`) had it. */
+export const PreviousMedicationSchema = z
+  .object({
+    note_id: z.uuid().meta({ description: 'The earlier signed note' }),
+    dose_value: z.number().positive().nullable(),
+    dose_unit: z.enum(DOSE_UNITS).nullable(),
+    interval_hours: z.number().positive().nullable(),
+  })
+  .meta({ id: 'PreviousMedication' });
+
+// Compared with the patient's last signed note when the note completes (docs/notes-patients.md):
+// optional, so plans stored before the comparison, and code that builds plans without it, still fit.
+const changeFields = {
+  change_since_last_visit: z
+    .enum(MEDICATION_CHANGES)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Against the patient's last signed note (same `external_id`), set when the note completes: `new` (not in it nor " +
+        'before), `same`, `dose_changed`, `interval_changed` (also a review flag `changed_since_last_visit`), `resumed` ' +
+        '(not in the last visit, in an earlier one). Absent or null for a first visit or a note without `external_id`.',
+    }),
+  previous: PreviousMedicationSchema.nullable().optional().meta({
+    description: 'The same drug as last prescribed (for `same`, `dose_changed`, `interval_changed` and `resumed`)',
+  }),
+};
+
 export const MedicationSchema = z
   .object({
     ...itemFields,
+    ...changeFields,
     drug: z
       .string()
       .min(1)
@@ -159,12 +191,35 @@ export const FollowUpSchema = z
   })
   .meta({ id: 'PlanFollowUp', description: 'A recheck, booster, exam result to bring or scheduled procedure' });
 
+export const NotMentionedSchema = z
+  .object({
+    note_id: z.uuid().meta({ description: 'The last signed note, where it was prescribed' }),
+    drug: z.string(),
+    dose_value: z.number().positive().nullable(),
+    dose_unit: z.enum(DOSE_UNITS).nullable(),
+    interval_hours: z.number().positive().nullable(),
+    text: z.string().meta({ description: 'The words it was read from in that note' }),
+  })
+  .meta({
+    id: 'PlanNotMentioned',
+    description: 'A medication of the last signed visit that this consultation did not mention: never assumed stopped',
+  });
+
 export const PlanSchema = z
   .object({
     medications: z.array(MedicationSchema).max(100),
     exams: z.array(ExamSchema).max(100),
     vaccines: z.array(VaccineSchema).max(100),
     follow_ups: z.array(FollowUpSchema).max(100),
+    not_mentioned: z
+      .array(NotMentionedSchema)
+      .max(100)
+      .optional()
+      .meta({
+        description:
+          "Medications of the patient's last signed note not mentioned in this one, set when the note completes; absent for a " +
+          'first visit or a note without `external_id`',
+      }),
   })
   .meta({
     id: 'Plan',
@@ -177,6 +232,10 @@ export type PlanMedication = z.infer<typeof MedicationSchema>;
 export type PlanExam = z.infer<typeof ExamSchema>;
 export type PlanVaccine = z.infer<typeof VaccineSchema>;
 export type PlanFollowUp = z.infer<typeof FollowUpSchema>;
-export type Plan = z.infer<typeof PlanSchema>;
+/** The four lists read from a transcript (what the extraction and the edits work on). */
+export type Plan = Omit<z.infer<typeof PlanSchema>, 'not_mentioned'>;
+/** A plan as stored once compared with the patient's last signed note (patients/changes-since-last-visit.ts). */
+export type ComparedPlan = z.infer<typeof PlanSchema>;
+export type NotMentioned = z.infer<typeof NotMentionedSchema>;
 
 export const EMPTY_PLAN: Plan = { medications: [], exams: [], vaccines: [], follow_ups: [] };

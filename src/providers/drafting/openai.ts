@@ -10,7 +10,7 @@ import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, s
 import { ProviderError } from '../provider-error.ts';
 import { numberedLines, renderLines } from './lines.ts';
 import { BASE_SECTIONS, type Drafter, type DraftingInput, type DraftOutcome, type TemplateSection } from './port.ts';
-import { draftJsonSchema, systemPrompt } from './prompt.ts';
+import { draftJsonSchema, previousVisitBlock, systemPrompt } from './prompt.ts';
 import { invalidDraft, reviewDraft, unavailableDraft } from './review.ts';
 
 export interface OpenAiDrafterOptions {
@@ -106,7 +106,9 @@ export function createOpenAiDrafter(options: OpenAiDrafterOptions): Drafter {
     async draft(input: DraftingInput, signal: AbortSignal): Promise<DraftOutcome> {
       const lines = numberedLines(input);
       if (lines.length === 0) return { ok: true, sections: [], flags: [] };
-      const transcript = renderLines(lines);
+      // The grounding below reads `lines` (today's transcript) only; the previous visit is context.
+      const today = renderLines(lines);
+      const transcript = input.previous ? `${previousVisitBlock(input.previous)}\n${today}` : today;
       const sections = input.sections ?? BASE_SECTIONS;
       let status: number | null = null;
       for (let attempt = 1; ; attempt++) {

@@ -23,6 +23,8 @@ export const REVIEW_REASONS = [
   'vital_mismatch',
   // Set by the Notes tree too: a drafted drug, dose or interval that differs from the plan read from the transcript.
   'plan_mismatch',
+  // Set by the Notes tree too: a medication whose dose or interval differs from the patient's last signed note.
+  'changed_since_last_visit',
   'capture_auto_closed',
   'simulated_transcript',
 ] as const;
@@ -78,6 +80,20 @@ export interface DraftingInput {
   language: string | null;
   /** The sections to draft, in display order; the six base sections when absent. */
   sections?: readonly TemplateSection[];
+  /**
+   * The patient's last signed note, for a returning patient: context the model may read (what was
+   * diagnosed and prescribed then), marked as previous. Nothing from it was said today: the
+   * grounding check reads today's transcript only, so a sentence drawn from it is flagged.
+   */
+  previous?: PreviousVisit | null;
+}
+
+/** What the drafter is told of the patient's last signed visit. */
+export interface PreviousVisit {
+  visitDate: string | null;
+  diagnosis: string | null;
+  /** The plan as it was written: one line per medication or follow-up. */
+  plan: string[];
 }
 
 export type DraftOutcome =

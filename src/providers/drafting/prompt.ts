@@ -4,7 +4,7 @@
 // {"sections":[{"label","sentences":[{"text","segments":[n]}]}]}, whose labels are the sections'.
 
 import type { SectionLabel } from '../sectioning/port.ts';
-import type { TemplateSection } from './port.ts';
+import type { PreviousVisit, TemplateSection } from './port.ts';
 
 /** What each base section holds (NOTE-SECTIONS conventions), as the model is told. */
 const BASE_DESCRIPTIONS: Record<SectionLabel, string> = {
@@ -44,7 +44,24 @@ Regras:
 3. Para cada frase, liste em "segments" os números [n] das linhas da transcrição que a sustentam (pelo menos um; só números que existem).
 4. Siga as instruções da clínica de cada seção (o que escrever, tom, nível de detalhe), sem nunca contrariar as regras 1 a 3.
 5. Omita seções vazias e não repita informação entre seções.
-6. Responda somente com JSON no formato {"sections":[{"label":"<rótulo>","sentences":[{"text":"...","segments":[1,2]}]}]}, com os rótulos exatamente como acima.`;
+6. Responda somente com JSON no formato {"sections":[{"label":"<rótulo>","sentences":[{"text":"...","segments":[1,2]}]}]}, com os rótulos exatamente como acima.
+7. Quando vier um bloco "CONSULTA ANTERIOR", ele é só contexto do que foi registrado na última visita assinada: nada dele foi dito hoje. Não copie dele números, doses, diagnósticos ou tratamentos; escreva somente o que a transcrição de hoje diz (ex.: se hoje foi dito "mantém a mesma dose", escreva isso, sem a dose).`;
+}
+
+/**
+ * The last signed visit, before today's transcript in the user message, fenced and marked as
+ * previous (rule 7): it has no line numbers, so no sentence can cite it.
+ */
+export function previousVisitBlock(previous: PreviousVisit): string {
+  const lines = [
+    `CONSULTA ANTERIOR (${previous.visitDate ?? 'data não registrada'}; contexto, não foi dito hoje):`,
+    `Diagnóstico: ${previous.diagnosis?.replace(/\s+/g, ' ').trim() || 'não registrado'}`,
+    `Plano: ${previous.plan.length > 0 ? previous.plan.join('; ') : 'nenhum item registrado'}`,
+    'FIM DA CONSULTA ANTERIOR',
+    '',
+    'TRANSCRIÇÃO DE HOJE:',
+  ];
+  return lines.join('\n');
 }
 
 /** The strict JSON schema of the answer: the labels are the sections' own. */

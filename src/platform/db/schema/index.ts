@@ -25,6 +25,7 @@ export * from './note-name-words.ts';
 export * from './note-parts.ts';
 export * from './note-renders.ts';
 export * from './note-retries.ts';
+export * from './note-search-documents.ts';
 export * from './note-section-versions.ts';
 export * from './note-sections.ts';
 export * from './note-signatures.ts';
