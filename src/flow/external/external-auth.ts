@@ -6,6 +6,7 @@ import { guarded, routeName } from '../../platform/http/route-registry.ts';
 import type { AppInstance } from '../../platform/http/types.ts';
 import type { ApiKeyCaller } from '../callers.ts';
 import { crmKeyCache } from '../keys/key-cache.ts';
+import { callerOfKey } from '../keys/key-caller.ts';
 import { touchApiKey } from '../keys/keys.repo.ts';
 import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
@@ -75,16 +76,7 @@ const authenticateKey: onRequestHookHandler = async function authenticateKey(req
   const key = await crmKeyCache(db).find(hashToken(token));
   if (!key) return fail('Invalid or revoked API key');
 
-  const caller: ApiKeyCaller = {
-    kind: 'api_key',
-    keyId: key.id,
-    keyName: key.name,
-    prefix: key.prefix,
-    scopes: key.scopes as CrmScope[],
-    workspaceId: key.workspaceId,
-    workspaceName: key.workspaceName,
-    billingStatus: key.billingStatus,
-  };
+  const caller = callerOfKey(key);
   authorize(request, caller, policy);
   request.crmKey = caller;
   await touch(key.id, request);

@@ -8,6 +8,7 @@ import { phoneOrThrow } from '../contacts/contact-input.ts';
 import { findMatch } from '../contacts/contacts.repo.ts';
 import type { ContactUpserter } from '../contacts/upsert.service.ts';
 import { crmKeyCache } from '../keys/key-cache.ts';
+import { callerOfKey } from '../keys/key-caller.ts';
 import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
 import type { QueuedMessageBody, SendMessage } from './message.schemas.ts';
@@ -23,7 +24,7 @@ export interface LinkedKey {
   keyName: string;
   /** The token's first characters, safe to show. */
   prefix: string;
-  scopes: CrmScope[];
+  scopes: readonly CrmScope[];
   workspaceId: string;
   workspaceName: string;
   billingStatus: ApiKeyCaller['billingStatus'];
@@ -43,15 +44,8 @@ async function describeKey(deps: CrmLinkDeps, token: string): Promise<LinkedKey 
   if (!isWellFormedToken(token)) return null;
   const key = await crmKeyCache(deps.db).find(hashToken(token));
   if (!key) return null;
-  return {
-    keyId: key.id,
-    keyName: key.name,
-    prefix: key.prefix,
-    scopes: key.scopes as CrmScope[],
-    workspaceId: key.workspaceId,
-    workspaceName: key.workspaceName,
-    billingStatus: key.billingStatus as ApiKeyCaller['billingStatus'],
-  };
+  const { kind: _kind, ...linked } = callerOfKey(key);
+  return linked;
 }
 
 /**
