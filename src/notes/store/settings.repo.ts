@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { eq, sql } from '../../platform/db/drizzle.ts';
-import { clinicSettings } from '../../platform/db/schema/index.ts';
+import { clinicSettings, clinics } from '../../platform/db/schema/index.ts';
 
 export type SettingsRow = typeof clinicSettings.$inferSelect;
 export type SettingsValues = Partial<Omit<SettingsRow, 'clinicId' | 'updatedAt'>>;
@@ -20,4 +20,29 @@ export async function saveSettings(clinicId: string, values: SettingsValues, tx:
     .returning();
   if (!row) throw new Error('upsert returned no row');
   return row;
+}
+
+/** The time zone of a clinic that has not chosen one (the column's default). */
+export const DEFAULT_TIMEZONE = 'America/Sao_Paulo';
+
+/** What a note's plan is read with: the clinic's time zone and its own drug names. */
+export async function planSettingsOf(clinicId: string, db: Db): Promise<{ timezone: string; drugNames: string[] }> {
+  const [row] = await db
+    .select({ timezone: clinicSettings.timezone, drugNames: clinicSettings.drugNames })
+    .from(clinicSettings)
+    .where(eq(clinicSettings.clinicId, clinicId));
+  return { timezone: row?.timezone ?? DEFAULT_TIMEZONE, drugNames: row?.drugNames ?? [] };
+}
+
+/** Today (`YYYY-MM-DD`) in the clinic's time zone, at the transaction's clock (the note's `created_at`). */
+export async function clinicToday(clinicId: string, db: Db): Promise<string> {
+  const [row] = await db
+    .select({
+      day: sql<string>`to_char((now() at time zone coalesce(${clinicSettings.timezone}, ${DEFAULT_TIMEZONE}))::date, 'YYYY-MM-DD')`,
+    })
+    .from(clinics)
+    .leftJoin(clinicSettings, eq(clinicSettings.clinicId, clinics.id))
+    .where(eq(clinics.id, clinicId));
+  if (!row) throw new Error(`no clinic ${clinicId}`);
+  return row.day;
 }

@@ -20,6 +20,7 @@ import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
+import { clinicToday } from '../store/settings.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import type { UploadMetadata } from './upload-metadata.ts';
 
@@ -125,6 +126,7 @@ export async function createNewNote<Extra extends object = Record<never, never>>
           noteStyle,
           species: metadata.species ?? null,
           template,
+          visitDate: metadata.visit_date ?? (await clinicToday(caller.clinicId, tx)),
           ...request.audio(),
         },
         tx,
