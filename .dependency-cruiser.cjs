@@ -19,7 +19,7 @@ const FEATURE_FLOORS = {
     ['auth', 'store'],
     ['history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'follow-ups', 'plan-edit', 'processing', 'sections', 'settings'],
-    ['record', 'upload'],
+    ['owner-summary', 'record', 'upload'],
     ['live'],
     ['erasure', 'recording'],
     ['retry'],
@@ -28,7 +28,14 @@ const FEATURE_FLOORS = {
   // contact audit trail); what a workspace holds (its users, integration keys, contacts); what works
   // on those (logins, the CRM screens, the operator's workspace set-up); surveys, which move leads of
   // the CRM pipeline; and the ERP-facing API, which mounts the contact and survey routes.
-  flow: [['http', 'workspaces', 'audit'], ['users', 'keys', 'contacts'], ['auth', 'crm', 'operator'], ['messages'], ['surveys'], ['external']],
+  flow: [
+    ['http', 'workspaces', 'audit'],
+    ['users', 'keys', 'contacts'],
+    ['auth', 'crm', 'operator'],
+    ['messages'],
+    ['surveys'],
+    ['external'],
+  ],
 };
 
 /** One rule per feature: it may not import a feature on its floor or above. */

@@ -49,3 +49,12 @@ export async function markMessage(
     .returning({ id: chatMessages.id });
   return rows.length > 0;
 }
+
+/** A message's delivery state (what the Notes API's delivery watch follows); undefined when there is none. */
+export async function findMessageStatus(id: string, db: Db): Promise<Pick<ChatMessageRow, 'status' | 'sentAt'> | undefined> {
+  const [row] = await db
+    .select({ status: chatMessages.status, sentAt: chatMessages.sentAt })
+    .from(chatMessages)
+    .where(eq(chatMessages.id, id));
+  return row;
+}

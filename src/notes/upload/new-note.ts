@@ -127,6 +127,9 @@ export async function createNewNote<Extra extends object = Record<never, never>>
           species: metadata.species ?? null,
           template,
           visitDate: metadata.visit_date ?? (await clinicToday(caller.clinicId, tx)),
+          tutor: metadata.tutor
+            ? { name: metadata.tutor.name ?? null, phone: metadata.tutor.phone ?? null, external_id: metadata.tutor.external_id ?? null }
+            : null,
           ...request.audio(),
         },
         tx,

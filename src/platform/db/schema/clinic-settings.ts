@@ -25,5 +25,21 @@ export const clinicSettings = pgTable('clinic_settings', {
   timezone: text('timezone').notNull().default('America/Sao_Paulo'),
   /** The clinic's own drug names (brands, compounded products), added to the plan's lexicon for its notes. */
   drugNames: jsonb('drug_names').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /**
+   * The CRM workspace the clinic sends owner summaries through: one of its CRM keys, sealed like
+   * webhook secrets (the clinic id as additional data), with what may be shown of it. Null = unlinked.
+   */
+  crmLink: jsonb('crm_link').$type<StoredCrmLink | null>(),
+  /** The WhatsApp template owner summaries are sent in (`{name, language}`); null = free-form. */
+  ownerSummaryTemplate: jsonb('owner_summary_template').$type<{ name: string; language: string } | null>(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+export interface StoredCrmLink {
+  /** The CRM token, sealed (notes/webhooks/secrets.ts SecretBox); never shown again. */
+  sealed_token: string;
+  key_id: string;
+  key_prefix: string;
+  workspace_id: string;
+  workspace_name: string;
+}
