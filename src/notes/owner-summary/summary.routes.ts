@@ -38,7 +38,9 @@ export async function summaryRoutes(app: AppInstance, { summaries, sender }: { s
       },
     },
     async (request, reply) =>
-      reply.code(201).send(ok(await summaries.create(notesCallerOf(request), request.params.id, request.body ?? { style: 'standard' }))),
+      reply
+        .code(201)
+        .send(ok(await summaries.create(notesCallerOf(request), request.params.id, { style: request.body?.style ?? 'standard' }))),
   );
 
   app.get(

@@ -67,8 +67,8 @@ export const CreateSummaryBody = z
           '`standard` text with a review flag saying why',
       }),
   })
-  .default({ style: 'standard' })
-  .meta({ id: 'OwnerSummaryCreate' });
+  .nullish()
+  .meta({ id: 'OwnerSummaryCreate', description: 'Optional: no body is `{"style": "standard"}`' });
 
 export const EditSummaryBody = z
   .strictObject({
@@ -94,8 +94,8 @@ export const SendSummaryBody = z
       .optional()
       .meta({ description: "The tutor to send to, instead of the note's `tutor`" }),
   })
-  .default({})
-  .meta({ id: 'OwnerSummarySend' });
+  .nullish()
+  .meta({ id: 'OwnerSummarySend', description: "Optional: no body sends to the note's tutor" });
 
 export const SentSummaryEnvelope = z
   .object({
