@@ -154,7 +154,12 @@ describe('the deterministic owner summary', () => {
     );
     const text = buildSummaryText({ ...base, plan: { ...THOR_PLAN, medications } });
     expect(text.length).toBeLessThanOrEqual(SUMMARY_MAX_CHARACTERS);
-    expect(text).toMatch(/- e mais \d+ medicamentos na receita/);
+    const kept = text.split('\n').filter((line) => line.startsWith('- Medicamento ')).length;
+    const more = Number(/- e mais (\d+) medicamentos na receita/.exec(text)?.[1]);
+    expect(kept).toBeGreaterThan(1);
+    expect(kept + more).toBe(40);
+    // The count comes right after the instructions kept, before what was given at the clinic.
+    expect(text.indexOf('- e mais')).toBeLessThan(text.indexOf('Aplicado na clínica hoje'));
     expect(text).toContain('Retorno: 22/12/2026.');
     expect(text).toContain('O restante das orientações está no prontuário da clínica.');
   });

@@ -70,11 +70,18 @@ export function buildSummaryText(facts: SummaryFacts): string {
     dropped.add(name);
     text = compose(dropped, medications, true);
   }
-  // Still too long: as many medications as fit, the others named by count.
-  for (let kept = medications.length - 1; text.length > SUMMARY_MAX_CHARACTERS && kept >= 1; kept--) {
-    const left = medications.length - kept;
-    const lines = [...medicationLines(facts.plan, kept), `- e mais ${left} ${left === 1 ? 'medicamento' : 'medicamentos'} na receita`];
-    text = compose(dropped, lines, true);
+  // Still too long: as many medications as fit (found by bisection: a plan may hold a hundred), the others named by count.
+  const home = facts.plan.medications.filter((item) => item.status === 'prescribed').length;
+  const withKept = (kept: number) => compose(dropped, medicationLines(facts.plan, kept), true);
+  if (text.length > SUMMARY_MAX_CHARACTERS && home > 1) {
+    let fits = 0;
+    let tooMany = home;
+    while (tooMany - fits > 1) {
+      const middle = Math.floor((fits + tooMany) / 2);
+      if (withKept(middle).length <= SUMMARY_MAX_CHARACTERS) fits = middle;
+      else tooMany = middle;
+    }
+    text = withKept(Math.max(fits, 1));
   }
   return text.length <= SUMMARY_MAX_CHARACTERS ? text : `${text.slice(0, SUMMARY_MAX_CHARACTERS - 1)}…`;
 }
@@ -99,6 +106,8 @@ function medicationLines(plan: Plan, limit = Number.POSITIVE_INFINITY): string[]
   const stopped = plan.medications.filter((item) => item.status === 'suspended');
   const lines: string[] = [];
   if (home.length > 0) lines.push('Medicamentos em casa:', ...home.slice(0, limit).map((item) => `- ${homeInstruction(item)}`));
+  const left = home.length - Math.min(limit, home.length);
+  if (left > 0) lines.push(`- e mais ${left} ${left === 1 ? 'medicamento' : 'medicamentos'} na receita`);
   if (given.length > 0) lines.push(`Aplicado na clínica hoje: ${names(given.map((item) => drugName(item.drug)))}.`);
   if (stopped.length > 0) lines.push(`Suspender: ${names(stopped.map((item) => drugName(item.drug)))}.`);
   return lines;
