@@ -158,8 +158,8 @@ describe('the deterministic owner summary', () => {
     const more = Number(/- e mais (\d+) medicamentos na receita/.exec(text)?.[1]);
     expect(kept).toBeGreaterThan(1);
     expect(kept + more).toBe(40);
-    // The count comes right after the instructions kept, before what was given at the clinic.
-    expect(text.indexOf('- e mais')).toBeLessThan(text.indexOf('Aplicado na clínica hoje'));
+    // The count comes right after the instructions kept, before the return.
+    expect(text.indexOf('- e mais')).toBeLessThan(text.indexOf('Retorno: 22/12/2026.'));
     expect(text).toContain('Retorno: 22/12/2026.');
     expect(text).toContain('O restante das orientações está no prontuário da clínica.');
   });
