@@ -245,5 +245,25 @@ describe('tenancy', () => {
       .innerJoin(chats, eq(chats.id, chatMessages.chatId))
       .where(eq(chats.workspaceId, theirs.workspaceId));
     expect(theirChats).toEqual([]);
+    // The workspace ends the link by revoking its key: nothing more is sent through it.
+    await crmKeysService({ db }).revokeKey(OPERATOR, mine.workspaceId, myKey.id);
+    const revoked = await api('POST', `/notes/${noteId}/owner_summary/send`, clinic.editor, {});
+    expect(revoked.statusCode).toBe(409);
+    expect(revoked.json().code).toBe('CRM_NOT_LINKED');
+  });
+});
+
+describe('the tutor of a note', () => {
+  it('is refused with the field named when its phone is not a phone', async () => {
+    for (const [tutor, field] of [
+      [{ phone: 'not a phone' }, 'tutor.phone'],
+      [{ name: 'Lia', email: 'lia@example.com' }, 'tutor'],
+    ] as const) {
+      const response = await api('POST', '/notes/live', clinic.editor, { name: 'Thor', tutor });
+      expect(response.statusCode, response.body).toBe(422);
+      expect(response.json().details.field).toContain(field);
+    }
+    const accepted = await api('POST', '/notes/live', clinic.editor, { name: 'Thor', tutor: { name: 'Lia Souza', phone: '31 3333-4444' } });
+    expect(accepted.statusCode, accepted.body).toBe(201);
   });
 });
