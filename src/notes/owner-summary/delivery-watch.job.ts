@@ -4,7 +4,7 @@ import { toTimestamp } from '../../platform/http/schemas.ts';
 import { defineJob, type JobDefinition, type JobQueue } from '../../platform/jobs.ts';
 import type { CrmLink } from '../crm-link.ts';
 import type { Outbox } from '../webhooks/outbox.ts';
-import { findSummary, lockDelivery, settleDelivery } from './summary.repo.ts';
+import { findDelivery, findSummary, lockDelivery, settleDelivery } from './summary.repo.ts';
 
 /** Rounds of looking before the watch gives up (the CRM's own retries end well within: ~1 h). */
 const MAX_ROUNDS = 120;
@@ -29,11 +29,15 @@ export function deliveryWatchJob(deps: { db: Db; jobs: JobQueue; crmLink: Pick<C
     name: 'notes.owner-summary-delivery',
     payload: Payload,
     async handle({ deliveryId, round }) {
+      // The CRM's answer is read before the transaction: the port runs on its own connection, and
+      // the embedded database has only one (a query waiting on it inside a transaction never ends).
+      const found = await findDelivery(deliveryId, deps.db);
+      if (found?.status !== 'queued') return;
+      const message = await deps.crmLink.messageStatus(found.messageId);
+      if (!message) return;
       await deps.db.transaction(async (tx) => {
         const delivery = await lockDelivery(deliveryId, tx);
         if (delivery?.status !== 'queued') return;
-        const message = await deps.crmLink.messageStatus(delivery.messageId);
-        if (!message) return;
         if (message.status === 'queued') {
           if (round + 1 < MAX_ROUNDS) {
             await deps.jobs.send(definition, { deliveryId, round: round + 1 }, { tx, startAfter: watchDelaySeconds(round + 1) });

@@ -64,6 +64,11 @@ export async function findDeliveryByMessage(messageId: string, db: Db): Promise<
   return row;
 }
 
+export async function findDelivery(id: string, db: Db): Promise<DeliveryRow | undefined> {
+  const [row] = await db.select().from(noteOwnerSummaryDeliveries).where(eq(noteOwnerSummaryDeliveries.id, id));
+  return row;
+}
+
 /** The delivery, locked; undefined once its note was erased. */
 export async function lockDelivery(id: string, tx: Db): Promise<DeliveryRow | undefined> {
   const [row] = await tx.select().from(noteOwnerSummaryDeliveries).where(eq(noteOwnerSummaryDeliveries.id, id)).for('update');
