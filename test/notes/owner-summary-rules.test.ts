@@ -267,3 +267,40 @@ describe('the tutor of a note', () => {
     expect(accepted.statusCode, accepted.body).toBe(201);
   });
 });
+
+describe('erasure', () => {
+  it('the CRM contact’s erasure blanks the message; the note’s erasure removes its summaries and deliveries', async () => {
+    const workspace = await makeWorkspace(t);
+    const key = await makeKey(t, workspace.workspaceId);
+    expect((await api('PATCH', '/settings', clinic.admin, { crm_link: { token: key.token } })).statusCode).toBe(200);
+    const noteId = await thor({ name: 'Zuleica Fagundes', phone: '31 98888-7777', external_id: 'tutor-zuleica' });
+    expect((await sign(noteId)).statusCode).toBe(200);
+    const { text } = await summarise(noteId);
+    await api('POST', `/notes/${noteId}/owner_summary/approve`, clinic.editor, { approved_by: ANA });
+    const sent = (await api('POST', `/notes/${noteId}/owner_summary/send`, clinic.editor, {})).json().data;
+
+    const erased = await app.inject({
+      method: 'POST',
+      url: `/flow/v1/external/workspaces/${workspace.workspaceId}/contacts/${sent.contact_id}/erase`,
+      headers: { authorization: `Bearer ${key.token}` },
+    });
+    expect(erased.statusCode, erased.body).toBe(200);
+    const [message] = await db.select().from(chatMessages).where(eq(chatMessages.id, sent.message_id));
+    expect(message!.body).not.toContain('Meloxicam');
+    // The clinic's record keeps what it approved and sent.
+    expect((await api('GET', `/notes/${noteId}/owner_summary`, clinic.viewer)).json().data.text).toBe(text);
+
+    const deleted = await app.inject({
+      method: 'DELETE',
+      url: `${PREFIX}/notes/${noteId}`,
+      headers: as(clinic.admin),
+      payload: { reason: 'Pedido do tutor' },
+    });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect((await api('GET', `/notes/${noteId}/owner_summary`, clinic.viewer)).json().code).toBe('NOTE_NOT_FOUND');
+    for (const table of ['note_owner_summaries', 'note_owner_summary_deliveries']) {
+      const [left] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from ${sql.raw(table)} where note_id = ${noteId}`);
+      expect(left!.n, table).toBe(0);
+    }
+  });
+});
