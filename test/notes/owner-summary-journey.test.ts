@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eq } from '../../src/platform/db/drizzle.ts';
-import { chatMessages, chats, contacts, noteHistory } from '../../src/platform/db/schema/index.ts';
+import { chatMessages, chats, contacts } from '../../src/platform/db/schema/index.ts';
 import { createTestApp, eventually } from '../helpers/app.ts';
 import { CRM_TEST_ENV, makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { dictatedNote, startDictationServer } from '../helpers/dictated-notes.ts';
@@ -62,6 +62,10 @@ describe('the owner summary, from a signed note to the tutor’s chat', () => {
     const note = signed.json().data;
     expect(note.plan.medications).toHaveLength(2);
 
+    // No drafting server here: the plain style is refused, the standard one is built from the note.
+    const plain = await api('POST', `/notes/${noteId}/owner_summary`, clinic.editor, { style: 'plain' });
+    expect(plain.statusCode).toBe(422);
+    expect(plain.json().details.field).toBe('style');
     const created = await api('POST', `/notes/${noteId}/owner_summary`, clinic.editor, {});
     expect(created.statusCode, created.body).toBe(201);
     const summary = created.json().data;
@@ -103,7 +107,7 @@ describe('the owner summary, from a signed note to the tutor’s chat', () => {
     for (const number of numbersOf(messages[0]!.body)) expect(noteNumbers, `number ${number}`).toContain(number);
 
     // The history holds the hash; the delivery follows the message to `sent`.
-    const events = await db.select().from(noteHistory).where(eq(noteHistory.noteId, noteId));
+    const events = (await api('GET', `/notes/${noteId}/history`, clinic.viewer)).json().data as { event: string; details: any }[];
     expect(events.filter((event) => event.event === 'owner_summary_approved').map((event) => event.details.content_sha256)).toEqual([sha]);
     expect(events.filter((event) => event.event === 'owner_summary_sent')).toHaveLength(1);
     const delivered = await eventually(
