@@ -71,6 +71,7 @@ describe('the owner summary, from a signed note to the tutor’s chat', () => {
     const summary = created.json().data;
     expect(summary).toMatchObject({ version: 1, status: 'draft', style: 'standard', content_sha256: null, deliveries: [] });
     expect(summary.text).toContain('Olá, Lia!');
+    expect(summary.text).toContain('O que encontramos: otite (inflamação do ouvido) externa no ouvido esquerdo.\n');
     expect(summary.text).toContain('Meloxicam: 1 comprimido pela boca a cada 24 horas, por 5 dias');
     expect(summary.text).toContain('Retorno: 22/12/2026.');
     expect(summary.text).toContain('Clínica Boa Vista. Dúvidas? Responda esta mensagem.');

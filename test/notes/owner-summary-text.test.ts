@@ -179,3 +179,15 @@ describe('the deterministic owner summary', () => {
     }
   });
 });
+
+describe('the diagnosis of a note', () => {
+  it('leaves out sentences of the treatment or the return the sectioner put there', () => {
+    const plan = { ...EMPTY_PLAN, medications: [medication('meloxicam')] };
+    const facts = factsOf(
+      { name: 'Thor', visitDate: null, plan, tutor: null, template: PADRAO },
+      [section('diagnosis', 'Otite externa no ouvido esquerdo. Vou prescrever meloxicam por cinco dias. Retorno em 15 dias.')],
+      'C',
+    );
+    expect(facts.diagnosis).toBe('Otite externa no ouvido esquerdo.');
+  });
+});

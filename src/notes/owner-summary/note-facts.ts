@@ -17,6 +17,9 @@ export interface SummaryNote {
 const WARNING =
   /\b(se|caso)\b[^.!?]*\b(pior|vomit|sangr|não (melhor|com|beb|urin)|parar de|apresentar|febre|convuls|inchaço|apatia)|sinais? de alerta|\bimediatamente\b|\bemergência\b|\burgência\b/i;
 
+/** Sentences about the treatment or the return, not the diagnosis. */
+const TREATMENT = /\b(prescrev|vou passar|receit|retorno|retornar|medica[çc][ãa]o)/i;
+
 export function factsOf(note: SummaryNote, sections: readonly SectionRow[], clinicName: string): SummaryFacts {
   const plan = (note.plan as Plan | null) ?? EMPTY_PLAN;
   return {
@@ -38,10 +41,13 @@ function diagnosisOf(note: SummaryNote, sections: readonly SectionRow[]): string
       .map((section) => section.label),
   );
   labels.add('diagnosis');
+  // What the sectioner left there of the treatment or the return is said by the instructions already.
+  const drugs = ((note.plan as Plan | null)?.medications ?? []).map((item) => item.drug.toLowerCase());
   const text = sections
     .filter((section) => labels.has(section.label))
-    .map((section) => section.content.trim())
-    .filter(Boolean)
+    .flatMap((section) => section.content.split(/(?<=[.!?])\s+/))
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence && !TREATMENT.test(sentence) && !drugs.some((drug) => sentence.toLowerCase().includes(drug)))
     .join(' ');
   return text || null;
 }
