@@ -12,8 +12,14 @@ import { registerWebhook, startReceiver } from './webhooks-receiver.ts';
 // delivery shows `sent` and the clinic's endpoint receives `note.owner_summary_sent`, signed.
 
 const secret = generateSigningSecret();
-// The gateway refuses the first two attempts.
-const gateway = await startReceiver((_request, index) => (index < 2 ? 503 : 200));
+// The gateway refuses the first two attempts, and every message to an unreachable number.
+const UNREACHABLE = '+5511966660000';
+let answered = 0;
+const gateway = await startReceiver((request) => {
+  if (request.body.includes(UNREACHABLE)) return 503;
+  answered += 1;
+  return answered <= 2 ? 503 : 200;
+});
 const clinicHooks = await startReceiver();
 const dictation = await startDictationServer();
 const t = await createTestApp({
@@ -75,7 +81,9 @@ describe('an owner summary through the webhook messaging provider', () => {
     expect(delivered.deliveries).toEqual([{ message_id: messageId, contact_id: contactId, status: 'sent', sent_at: expect.any(String) }]);
 
     // Three attempts, each signed; the one taken carries the text word for word as the template's parameter.
-    const attempts = gateway.received.map((entry) => new Webhook(secret).verify(entry.body, entry.headers as Record<string, string>));
+    const attempts = gateway.received
+      .filter((entry) => !entry.body.includes(UNREACHABLE))
+      .map((entry) => new Webhook(secret).verify(entry.body, entry.headers as Record<string, string>));
     expect(attempts).toHaveLength(3);
     expect(attempts.at(-1)).toMatchObject({
       message_id: messageId,
@@ -100,5 +108,37 @@ describe('an owner summary through the webhook messaging provider', () => {
       sent_at: delivered.deliveries[0].sent_at,
     });
     expect(clinicHooks.ofType('note.owner_summary_sent')).toHaveLength(1);
+  });
+
+  it('follows a message the provider gives up on: the delivery shows failed and the webhook says so', { timeout: 150_000 }, async () => {
+    const noteId = await dictatedNote(
+      app,
+      clinic,
+      dictation,
+      { name: 'Bidu', visit_date: '2026-12-07', tutor: { name: 'Ivo Lima', phone: UNREACHABLE } },
+      { text: 'Bidu, cão de um ano. Vou prescrever omeprazol um comprimido por via oral a cada 24 horas por sete dias.' },
+    );
+    await api('POST', `/notes/${noteId}/sign`, clinic.editor, { signed_by: ANA, acknowledge_flags: true });
+    await api('POST', `/notes/${noteId}/owner_summary`, clinic.editor);
+    await api('POST', `/notes/${noteId}/owner_summary/approve`, clinic.editor, { approved_by: ANA });
+    const sent = await api('POST', `/notes/${noteId}/owner_summary/send`, clinic.editor);
+    expect(sent.statusCode, sent.body).toBe(202);
+    const failed = await eventually(
+      async () => {
+        const body = (await api('GET', `/notes/${noteId}/owner_summary`, clinic.viewer)).json().data;
+        return body.deliveries[0]?.status === 'failed' ? body : undefined;
+      },
+      140_000,
+      500,
+    );
+    expect(failed.deliveries[0]).toMatchObject({ message_id: sent.json().data.message_id, status: 'failed', sent_at: null });
+    // The CRM's own retries: one first attempt and five more.
+    expect(gateway.received.filter((entry) => entry.body.includes(UNREACHABLE))).toHaveLength(6);
+    const event = await eventually(
+      async () => clinicHooks.ofType('note.owner_summary_sent').find((entry) => entry.body.includes(noteId)),
+      30_000,
+      100,
+    );
+    expect(JSON.parse(event.body).data).toMatchObject({ note_id: noteId, status: 'failed', sent_at: null });
   });
 });
