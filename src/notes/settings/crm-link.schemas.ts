@@ -5,14 +5,9 @@ import { z } from 'zod';
 
 export const CrmLinkPatchSchema = z
   .strictObject({
-    token: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .meta({
-        description: 'A CRM key (`crm_live_…`) of the workspace, with the `messages:send` scope; stored encrypted, never shown again',
-      }),
+    token: z.string().trim().min(1).max(200).meta({
+      description: 'A CRM key (`crm_live_…`) of the workspace, with the `messages:send` scope; stored encrypted, never shown again',
+    }),
   })
   .nullable()
   .meta({
