@@ -66,6 +66,13 @@ const TEMPLATES_DESCRIPTION =
   'answer must use the template\'s labels. Chosen per upload (`"template": slug` in the metadata) or by the clinic\'s ' +
   '`default_template` (`/settings`); the note keeps the template it was made with (`template: {slug, name}`).';
 
+const PLAN_DESCRIPTION =
+  '\n\n**The plan.** A completed note carries `plan` (medications, exams, vaccines, follow-ups, each with the ' +
+  "words and the audio time they came from) and `visit_date` (the upload's `visit_date`, else the day it was " +
+  "created in the clinic's `timezone`), read from the transcript when it completes and again from the words a " +
+  'section edit or amendment changes; `PUT /notes/{id}/plan` replaces it while unsigned. Exports print it as a ' +
+  'receituário; `GET /follow_ups` lists the due follow-ups of every note for reminders.';
+
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
   title: 'vetflow Notes API',
@@ -84,6 +91,7 @@ export const notesApiDescription: ApiDescription = {
     CLINICAL_NOTES_DESCRIPTION +
     CLINICAL_RECORD_DESCRIPTION +
     TEMPLATES_DESCRIPTION +
+    PLAN_DESCRIPTION +
     PRIVACY_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },

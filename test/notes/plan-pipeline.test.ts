@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
+import { putPart } from '../helpers/live-notes.ts';
 import { as, createClinicWithKeys, PREFIX } from '../helpers/notes.ts';
 import { uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
 import { chatCompletion, json, startFakeServer } from '../providers/fake-openai-server.ts';
@@ -21,10 +22,16 @@ const CONSULTATION = [
 
 let segments = CONSULTATION;
 let draft: unknown = { sections: [] };
+/** Transcription requests to refuse (400: the note fails at once) before answering again. */
+let refusals = 0;
 const remote = await startFakeServer();
 afterAll(() => remote.close());
 remote.handle((request, response) => {
   if (request.path.endsWith('/audio/transcriptions')) {
+    if (refusals > 0) {
+      refusals--;
+      return json(response, 400, { error: { message: 'unsupported audio' } });
+    }
     return json(response, 200, { text: segments.map((s) => s.text).join(' '), language: 'portuguese', duration: 39, segments });
   }
   return json(response, 200, chatCompletion(draft));
@@ -159,6 +166,53 @@ describe('a dictated consultation, as a new user tries it', () => {
   });
 });
 
+describe('every way a note completes', () => {
+  const drugs = (note: { plan: { medications: { drug: string }[] } }) => note.plan.medications.map((item) => item.drug);
+
+  it('a live note, with the visit date of its body', async () => {
+    segments = CONSULTATION;
+    const created = await app.inject({
+      method: 'POST',
+      url: `${PREFIX}/notes/live`,
+      headers: as(clinic.editor),
+      payload: { name: 'Ao vivo', visit_date: '2026-11-30' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id;
+    expect((await putPart(app, clinic.editor, id, 1)).statusCode).toBe(201);
+    const completed = await app.inject({
+      method: 'POST',
+      url: `${PREFIX}/notes/${id}/complete`,
+      headers: as(clinic.editor),
+      payload: { parts: 1 },
+    });
+    expect(completed.statusCode, completed.body).toBe(202);
+    expect(await waitUntilSettled(app, clinic.viewer, id, 30_000)).toBe('completed');
+    const note = await fetchNote(id);
+    expect(drugs(note)).toEqual(['meloxicam', 'amoxicilina com clavulanato']);
+    expect(note.plan.follow_ups).toEqual([expect.objectContaining({ due_in_days: 15, due_date: '2026-12-15' })]);
+  });
+
+  it('a failed note retried: null plan while failed, the plan once the retry completes', async () => {
+    refusals = 1;
+    segments = CONSULTATION;
+    const id = await uploadNote(app, clinic.editor, { name: 'Repetida', visit_date: '2026-10-01' }, 'consultation.m4a');
+    expect(await waitUntilSettled(app, clinic.viewer, id, 30_000)).toBe('failed');
+    expect((await fetchNote(id)).plan).toBeNull();
+    const retried = await app.inject({ method: 'POST', url: `${PREFIX}/notes/${id}/retry`, headers: as(clinic.editor) });
+    expect(retried.statusCode, retried.body).toBe(202);
+    expect(await waitUntilSettled(app, clinic.viewer, id, 30_000)).toBe('completed');
+    const note = await fetchNote(id);
+    expect(drugs(note)).toEqual(['meloxicam', 'amoxicilina com clavulanato']);
+    const due = await app.inject({
+      method: 'GET',
+      url: `${PREFIX}/follow_ups?due_from=2026-10-16&due_to=2026-10-16`,
+      headers: as(clinic.viewer),
+    });
+    expect(due.json().data).toEqual([expect.objectContaining({ note_id: id, kind: 'recheck' })]);
+  });
+});
+
 describe('the vet corrects the words', () => {
   it('a section edit re-reads the plan from the edited words; what it did not touch keeps its id and evidence', async () => {
     const note = await settle({ name: 'Editado', visit_date: '2026-12-07' });
@@ -190,6 +244,22 @@ describe('the vet corrects the words', () => {
     // Untouched lists keep their items as they were.
     expect(after.plan.exams).toEqual(note.plan.exams);
     expect(after.plan.vaccines).toEqual(note.plan.vaccines);
+  });
+
+  it('an edit of the weight said recomputes the per-kg totals, and nothing else', async () => {
+    const note = await settle({ name: 'Pesado', visit_date: '2026-12-07' });
+    const section = sectionWith(note, 'peso de 32,4 kg');
+    const edited = await editSection(section, section.content.replace('peso de 32,4 kg', 'peso de 30 kg'));
+    expect(edited.statusCode, edited.body).toBe(200);
+    const after = await fetchNote(note.id);
+    expect(after.vitals).toContainEqual(expect.objectContaining({ code: 'weight', value: 30 }));
+    expect(after.plan.medications).toEqual(
+      note.plan.medications.map((item: { computed_total: unknown }) => ({
+        ...item,
+        computed_total: item.computed_total === null ? null : { value: 3, unit: 'mg' },
+      })),
+    );
+    expect(after.plan.follow_ups).toEqual(note.plan.follow_ups);
   });
 
   it('an amendment of a signed note re-reads the plan the same way', async () => {

@@ -27,15 +27,17 @@ const PER_KG: Partial<Record<Mass, DoseUnit>> = { mg: 'mg/kg', mcg: 'mcg/kg', ml
 // biome-ignore format: a table reads better packed
 const COUNT: Record<string, DoseUnit> = {
   comprimido: 'comprimido', comprimidos: 'comprimido', comp: 'comprimido', comps: 'comprimido', cp: 'comprimido',
-  cps: 'comprimido', capsula: 'comprimido', capsulas: 'comprimido', tablete: 'comprimido', tabletes: 'comprimido',
+  cps: 'comprimido', tablete: 'comprimido', tabletes: 'comprimido',
   dragea: 'comprimido', drageas: 'comprimido',
   gota: 'gota', gotas: 'gota', gt: 'gota', gts: 'gota', gotinha: 'gota', gotinhas: 'gota',
   aplicacao: 'aplicação', aplicacoes: 'aplicação', borrifada: 'aplicação', borrifadas: 'aplicação', jato: 'aplicação',
   jatos: 'aplicação', puff: 'aplicação', puffs: 'aplicação',
   pipeta: 'pipeta', pipetas: 'pipeta', bisnaga: 'pipeta', bisnagas: 'pipeta',
 };
+// biome-ignore format: a table reads better packed
 const KILO = new Set(['kg', 'quilo', 'quilos', 'kilo', 'kilos', 'quilograma', 'quilogramas', 'k']);
 /** "mg/ml", "mg/dl", "UI/L", "ml/h": a concentration, a lab value or a rate, not a dose. */
+// biome-ignore format: a table reads better packed
 const NOT_A_DOSE_PER = new Set(['ml', 'dl', 'l', 'litro', 'decilitro', 'mililitro', 'h', 'hora', 'min', 'minuto', 'comprimido', 'g']);
 
 /** "/kg", "por kg", "por quilo (de peso vivo)", "kg": the end of a per-kg tail, or null. */
@@ -101,16 +103,18 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
     if (!unit) return null;
     return { value: number.value, unit, first: at, end: perKg, herd: false };
   }
-  if ((words[end] === '/' || (words[end] === 'por' && words[end + 1] !== 'cada')) && NOT_A_DOSE_PER.has(words[end + 1] ?? ''))
-    return null;
+  if ((words[end] === '/' || (words[end] === 'por' && words[end + 1] !== 'cada')) && NOT_A_DOSE_PER.has(words[end + 1] ?? '')) return null;
   const herd = herdRateAt(words, end);
   if (herd !== null) end = herd;
+  // Micrograms not per kilo have no unit in the plan (DOSE_UNITS): the dose is not read.
+  if (mass === 'mcg') return null;
   return { value: number.value, unit: mass, first: at, end, herd: herd !== null };
 }
 
 /** Words of a route as said; "v o" is "v.o." read without its points. */
+// biome-ignore format: a table reads better packed
 const ROUTE_PHRASES: [string, Route][] = [
-  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco'].map(
+  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco', 'na agua', 'na agua de bebida', 'via agua de bebida', 'via agua', 'no bebedouro'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['sc', 's c', 'sq', 'subcutaneo', 'subcutanea', 'subcutaneamente', 'sub cutaneo', 'sub cutanea', 'via subcutanea', 'via sc', 'no subcutaneo', 'debaixo da pele', 'embaixo da pele', 'sob a pele'].map(
@@ -120,7 +124,7 @@ const ROUTE_PHRASES: [string, Route][] = [
   ...(['iv', 'i v', 'ev', 'e v', 'intravenoso', 'intravenosa', 'endovenoso', 'endovenosa', 'via intravenosa', 'via endovenosa', 'na veia', 'intravenosamente', 'endovenosamente', 'via iv', 'via ev'].map(
     (phrase) => [phrase, 'intravenous'] as [string, Route],
   )),
-  ...(['topico', 'topica', 'topicamente', 'uso topico', 'via topica', 'na pele', 'na lesao', 'nas lesoes', 'na ferida', 'no local', 'sobre a lesao', 'nas feridas', 'spot on', 'pour on', 'na nuca', 'no dorso', 'na regiao'].map(
+  ...(['topico', 'topica', 'topicamente', 'uso topico', 'via topica', 'na pele', 'na lesao', 'nas lesoes', 'na ferida', 'no local', 'sobre a lesao', 'nas feridas', 'spot on', 'pour on', 'na nuca', 'no dorso', 'no ferimento', 'nos ferimentos', 'no casco', 'nos cascos', 'na pata', 'nas patas', 'no corte'].map(
     (phrase) => [phrase, 'topical'] as [string, Route],
   )),
   ...(['otologico', 'otologica', 'otico', 'otica', 'auricular', 'no ouvido', 'nos ouvidos', 'em cada ouvido', 'na orelha', 'nas orelhas', 'em cada orelha', 'no conduto', 'nos condutos', 'no canal auditivo', 'ouvido', 'ouvidos', 'conduto auditivo'].map(
@@ -130,20 +134,22 @@ const ROUTE_PHRASES: [string, Route][] = [
     (phrase) => [phrase, 'ophthalmic'] as [string, Route],
   )),
   ...(['transdermico', 'transdermica', 'transdermal', 'via transdermica'].map((phrase) => [phrase, 'transdermal'] as [string, Route])),
-  ...(['inalatorio', 'inalatoria', 'inalacao', 'inalado', 'nebulizacao', 'nebulizar', 'bombinha', 'espacador', 'via inalatoria'].map(
+  ...(['inalatorio', 'inalatoria', 'inalacao', 'inalado', 'nebulizacao', 'nebulizar', 'bombinha', 'espacador', 'via inalatoria', 'pela mascara', 'na mascara'].map(
     (phrase) => [phrase, 'inhaled'] as [string, Route],
   )),
   ...(['retal', 'via retal', 'supositorio', 'no reto', 'enema'].map((phrase) => [phrase, 'rectal'] as [string, Route])),
 ];
+// biome-ignore format: a table reads better packed
 export const ROUTES_SAID = new PhraseTable<Route>(ROUTE_PHRASES);
 
 /** The form a drug is given in, which implies the route when none is said. */
+// biome-ignore format: a table reads better packed
 export const FORMS = new PhraseTable<Route>([
-  ...(['comprimido', 'comprimidos', 'capsula', 'capsulas', 'xarope', 'suspensao oral', 'solucao oral', 'mastigavel', 'tablete', 'drageas', 'petisco'].map(
+  ...(['comprimido', 'comprimidos', 'capsula', 'capsulas', 'xarope', 'suspensao oral', 'solucao oral', 'mastigavel', 'tablete', 'drageas', 'petisco', 'pasta', 'pasta oral', 'em pasta', 'granulado', 'gotas orais'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['colirio', 'colirios', 'pomada oftalmica', 'gel oftalmico'].map((phrase) => [phrase, 'ophthalmic'] as [string, Route])),
-  ...(['pomada', 'creme', 'shampoo', 'xampu', 'spray', 'locao', 'pipeta', 'pipetas', 'talco', 'sabonete', 'mousse', 'gel', 'unguento', 'coleira'].map(
+  ...(['pomada', 'creme', 'shampoo', 'xampu', 'spray', 'locao', 'pipeta', 'pipetas', 'talco', 'sabonete', 'mousse', 'unguento', 'banho com', 'banhos com'].map(
     (phrase) => [phrase, 'topical'] as [string, Route],
   )),
   ...(['supositorio'].map((phrase) => [phrase, 'rectal'] as [string, Route])),
@@ -154,7 +160,7 @@ export const ROUTE_OF_UNIT: Partial<Record<DoseUnit, Route>> = { comprimido: 'or
 /** Days in one of each duration unit. */
 // biome-ignore format: a table reads better packed
 const DAYS: Record<string, number> = {
-  dia: 1, dias: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
+  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
 };
 
 export interface Duration {
@@ -180,7 +186,26 @@ const ONGOING: string[][] = [
   ['ate', 'novas', 'orientacoes'],
 ];
 /** Before "N dias", these make it a time (ago, from now, at the age of), not how long to treat. */
-const NOT_A_DURATION_BEFORE = new Set(['em', 'daqui', 'ha', 'faz', 'com', 'apos', 'depois', 'cada', 'de', 'dentro', 'ate', 'tem', 'uns', 'ultimos', 'proximos', 'esses', 'estes', 'nos', 'nesses', 'nestes', 'os', 'primeiros', 'retorno', 'volta', 'a']);
+// biome-ignore format: a table reads better packed
+const NOT_A_DURATION_BEFORE = new Set(['dura', 'durando', 'duram', 'segura', 'protege', 'cobre', 'age', 'efeito', 'em', 'daqui', 'ha', 'faz', 'com', 'apos', 'depois', 'cada', 'de', 'dentro', 'ate', 'tem', 'uns', 'ultimos', 'proximos', 'esses', 'estes', 'nos', 'nesses', 'nestes', 'os', 'primeiros', 'retorno', 'volta', 'a']);
+
+/** "repetir em 15 dias", "repete daqui a um mês": the next dose, so the interval between doses. */
+export function repeatAt(words: readonly string[], at: number): { hours: number; first: number; end: number } | null {
+  if (!['repetir', 'repete', 'repita', 'repetimos', 'reaplicar', 'reaplica', 'reaplique', 'nova', 'outra'].includes(words[at] ?? ''))
+    return null;
+  let k = at + 1;
+  if (['dose', 'aplicacao'].includes(words[k] ?? '')) k++;
+  if (!['em', 'apos', 'daqui', 'com', 'depois'].includes(words[k] ?? '')) return null;
+  k++;
+  if (['a', 'de'].includes(words[k] ?? '')) k++;
+  const number = readAmount(words as string[], k);
+  const days = number ? DAYS[words[number.end] ?? ''] : undefined;
+  if (!number || days === undefined || words[number.end] === 'd') return null;
+  return { hours: number.value * days * 24, first: at, end: number.end + 1 };
+}
+
+/** Between "por"/"durante" and the number: "por mais três dias", "por até 5 dias", "durante as duas semanas". */
+const DURATION_FILLERS = new Set(['mais', 'uns', 'umas', 'cerca', 'de', 'as', 'os', 'esses', 'essas', 'ate', 'no', 'minimo', 'maximo']);
 
 /** "por dez dias", "durante duas semanas", "por um mês", "dez dias" (alone), "uso contínuo". */
 export function durationAt(words: readonly string[], at: number): Duration | null {
@@ -190,8 +215,12 @@ export function durationAt(words: readonly string[], at: number): Duration | nul
   const led = lead === 'por' || lead === 'durante' || (lead === 'pelos' && words[k + 1] === 'proximos');
   if (led) {
     k += lead === 'pelos' ? 2 : 1;
-    if (words[k] === 'mais' || words[k] === 'uns' || words[k] === 'cerca') k += words[k] === 'cerca' && words[k + 1] === 'de' ? 2 : 1;
-  } else if (NOT_A_DURATION_BEFORE.has(words[at - 1] ?? '')) return null;
+    for (let skip = 0; skip < 2 && DURATION_FILLERS.has(words[k] ?? ''); skip++) k++;
+  } else if (
+    NOT_A_DURATION_BEFORE.has(words[at - 1] ?? '') &&
+    !(words[at - 1] === 'de' && ['tratamento', 'uso', 'curso'].includes(words[at - 2] ?? ''))
+  )
+    return null;
   const number = readAmount(words as string[], k);
   if (!number || number.value <= 0) {
     // "por um mês" reads "um"; "por uma semana"; "durante a semana" is not a duration.

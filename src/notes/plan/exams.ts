@@ -1,90 +1,91 @@
-// Exams ordered or done in this visit: an exam's name with an order said around it ("vou pedir
-// hemograma, bioquímico e ultrassom", "coletei sangue para hemograma", "raio-x de tórax hoje"),
-// and not a result being discussed ("o hemograma de ontem mostrou anemia") nor an exam declined.
-// One item per code.
+// Exams ordered or done in this visit: an exam's name with an order said in its sentence, before it
+// ("vou pedir hemograma, bioquímico e ultrassom", "coletei sangue para hemograma", "Exames
+// solicitados. Frutosamina, urinálise ...") or right after it ("raio-x feito agora", "Snap 4Dx
+// feito na consulta"); not an old result being discussed ("o ultrassom de dezembro", "o raio-x de
+// dois anos atrás já mostrava"), not an exam declined or left for a condition, and not an exam a
+// return is for ("volta em 21 dias pra repetir o T4"). One item per code.
 
 import type { ExamCode } from '../store/plan.schemas.ts';
 import { PhraseTable, type Words } from './tokens.ts';
 
 const exam = (code: ExamCode, list: string[]) => list.map((phrase) => [phrase, code] as const);
 
+// biome-ignore format: a table reads better packed
 export const EXAMS = new PhraseTable<ExamCode>([
-  ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'exame de sangue', 'exames de sangue', 'hemograma e plaquetas', 'contagem de plaquetas', 'hematocrito', 'pesquisa de hemoparasitas', 'esfregaco sanguineo']),
+  ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'hemograma e plaquetas', 'contagem de plaquetas', 'hematocrito', 'eritrograma', 'leucograma']),
   ...exam('biochemistry', [
     'bioquimico', 'bioquimicos', 'bioquimica', 'bioquimica serica', 'perfil bioquimico', 'exames bioquimicos', 'exame bioquimico',
-    'funcao renal', 'funcao hepatica', 'perfil renal', 'perfil hepatico', 'ureia e creatinina', 'ureia', 'creatinina', 'sdma',
-    'alt e fa', 'enzimas hepaticas', 'glicemia', 'curva glicemica', 'frutosamina', 'eletrolitos', 'albumina', 'proteinas totais',
-    'colesterol', 'triglicerides',
+    'funcao renal', 'funcao hepatica', 'perfil renal', 'perfil hepatico', 'ureia e creatinina', 'ureia', 'creatinina',
+    'alt e fa', 'enzimas hepaticas', 'eletrolitos', 'albumina', 'proteinas totais', 'colesterol', 'triglicerides', 'bioquimico completo',
   ]),
-  ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'cistocentese']),
-  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico']),
-  ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ultra', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal']),
-  ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'radiografico', 'chapa', 'raio x de torax', 'radiografia de torax']),
-  ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'raspado de pele', 'raspado cutaneo', 'tricograma']),
-  ...exam('culture', ['cultura', 'cultura e antibiograma', 'antibiograma', 'urocultura', 'cultura fungica', 'cultura bacteriana', 'hemocultura', 'cultura com antibiograma']),
+  ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa']),
+  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico']),
+  ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal', 'ultrassom de abdomen']),
+  ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'exame radiografico', 'chapa', 'chapas', 'raio x de torax', 'radiografia de torax']),
+  ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'citologia aspirativa']),
+  ...exam('culture', ['cultura', 'cultura e antibiograma', 'antibiograma', 'urocultura', 'cultura fungica', 'cultura bacteriana', 'hemocultura', 'cultura com antibiograma', 'urocultura com antibiograma']),
   ...exam('ecg', ['eletrocardiograma', 'ecg', 'eletro']),
-  ...exam('echocardiogram', ['ecocardiograma', 'ecocardiografia', 'eco', 'ecocardio', 'ecodopplercardiograma']),
+  ...exam('echocardiogram', ['ecocardiograma', 'ecocardiografia', 'ecocardio', 'ecodopplercardiograma', 'eco do coracao']),
   ...exam('blood_pressure', ['pressao arterial', 'pressao', 'pressao sistolica', 'doppler']),
   ...exam('rapid_test', [
     'teste rapido', 'testes rapidos', 'snap', 'snap test', '4dx', 'snap 4dx', 'teste de cinomose', 'teste de parvovirose',
-    'teste de parvo', 'teste de fiv e felv', 'fiv e felv', 'teste fiv felv', 'teste de giardia', 'teste de leishmaniose',
-    'teste rapido de leishmaniose', 'teste de erliquiose', 'teste de fiv', 'teste de felv', 'teste do carrapato',
+    'teste de parvo', 'teste de fiv e felv', 'teste fiv felv', 'teste de giardia', 'teste de leishmaniose',
+    'teste rapido de leishmaniose', 'teste de erliquiose', 'teste de fiv', 'teste de felv', 'teste do carrapato', 'kit rapido',
   ]),
-  ...exam('pcr', ['pcr', 'pcr para', 'pcr de']),
-  ...exam('histopathology', ['biopsia', 'histopatologico', 'histopatologia', 'exame histopatologico', 'biopsia incisional', 'biopsia excisional']),
+  ...exam('pcr', ['pcr', 'rt pcr', 'qpcr']),
+  ...exam('histopathology', ['biopsia', 'histopatologico', 'histopatologia', 'exame histopatologico', 'biopsia incisional', 'biopsia excisional', 'histopatologico do nodulo']),
   ...exam('other', [
-    'tomografia', 'ressonancia', 'ressonancia magnetica', 'endoscopia', 'sorologia', 't4', 't4 livre', 'tsh', 'cortisol',
-    'supressao com dexametasona', 'estimulacao com acth', 'teste de schirmer', 'fluoresceina', 'tonometria', 'lampada de wood',
-    'mielograma', 'liquor', 'gasometria', 'coagulograma', 'teste de coagulacao', 'rinoscopia', 'otoscopia', 'cmt',
-    'teste de tuberculina', 'tuberculinizacao', 'exame andrologico', 'brucelose',
+    'tomografia', 'ressonancia', 'ressonancia magnetica', 'endoscopia', 'sorologia', 't4', 't4 livre', 't4 total', 'tsh', 'cortisol',
+    'supressao com dexametasona', 'estimulacao com acth', 'mielograma', 'liquor', 'gasometria', 'coagulograma', 'teste de coagulacao',
+    'tempo de protrombina', 'rinoscopia', 'otoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
+    'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'glicemia', 'curva glicemica', 'sdma', 'raspado',
+    'raspado de pele', 'raspado cutaneo', 'raspado profundo', 'tricograma', 'fenobarbital serico', 'imunofenotipagem',
+    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'exame de fundo de olho',
   ]),
 ]);
 
+// biome-ignore format: a table reads better packed
 const ORDER = new PhraseTable<true>(
   [
     'pedir', 'vou pedir', 'vamos pedir', 'peco', 'pedimos', 'pedi', 'pedido', 'solicitar', 'solicito', 'solicitei', 'solicitado',
-    'solicitada', 'solicitamos', 'requisitar', 'requisito', 'requisitei', 'fazer', 'faz', 'faca', 'facam', 'fazemos', 'fiz',
-    'fizemos', 'feito', 'feita', 'vou fazer', 'vamos fazer', 'vai fazer', 'precisa fazer', 'precisamos fazer', 'tem que fazer',
-    'realizar', 'realizei', 'realizado', 'realizada', 'realizamos', 'coletar', 'coletei', 'coletamos', 'coletado', 'coletada',
-    'colher', 'colhi', 'colhemos', 'colhido', 'colhida', 'coleta', 'coleta de', 'encaminhar', 'encaminho', 'encaminhei',
-    'encaminhado', 'agendar', 'agendei', 'agendado', 'agendada', 'agendamos', 'marcar', 'marquei', 'marcado', 'marcada',
-    'mandar', 'mandei', 'enviar', 'enviei', 'enviado', 'aferir', 'aferi', 'aferimos', 'aferida', 'medir', 'medi', 'medimos',
-    'tirar sangue', 'tirei sangue', 'tiramos sangue', 'indicado', 'indico', 'recomendo', 'passar', 'vou passar', 'rodar',
-    'rodei', 'rodamos', 'repetir', 'repetimos', 'vou repetir', 'vamos repetir', 'investigar com', 'fazer um', 'fazer uma',
-    'precisa de', 'precisamos de', 'necessario', 'necessaria',
+    'solicitada', 'solicitados', 'solicitadas', 'solicitamos', 'requisitar', 'requisito', 'requisitei', 'fazer', 'faca', 'facam',
+    'fazemos', 'fiz', 'fizemos', 'feito', 'feita', 'feitos', 'feitas', 'vou fazer', 'vamos fazer', 'vai fazer', 'precisa fazer',
+    'precisamos fazer', 'tem que fazer', 'quero fazer', 'queria fazer', 'realizar', 'realizei', 'realizado', 'realizada',
+    'realizados', 'realizamos', 'coletar', 'coletei', 'coletamos', 'coletado', 'coletada', 'coletados', 'colher', 'colhi',
+    'colhemos', 'colhido', 'colhida', 'colhidos', 'coleta', 'coleta de', 'encaminhar', 'encaminho', 'encaminhei', 'encaminhado',
+    'encaminhada', 'agendar', 'agendei', 'agendado', 'agendada', 'agendamos', 'marcar', 'marquei', 'marcado', 'marcada', 'mandar',
+    'mandei', 'mandamos', 'enviar', 'enviei', 'enviado', 'enviada', 'enviados', 'enviamos', 'aferir', 'aferi', 'aferimos', 'aferida',
+    'medir', 'medi', 'medimos', 'medida', 'tirar sangue', 'tirei sangue', 'tiramos sangue', 'indicado', 'indico', 'recomendo',
+    'rodar', 'rodei', 'rodamos', 'repetir', 'repetimos', 'vou repetir', 'vamos repetir', 'precisa de', 'precisamos de',
+    'quero', 'queria', 'quero tambem', 'queria tambem', 'solicitacao', 'pedido de', 'requisicao', 'amostra para', 'amostras para',
   ].map((phrase) => [phrase, true] as const),
 );
 
-/** Said with the exam, these make it a result or an old exam, or a declined one. */
+/** Said with the exam, these make it an old result, a declined exam or one left for a condition. */
+// biome-ignore format: a table reads better packed
 const NOT_ORDERED = new PhraseTable<true>(
   [
-    'mostrou', 'mostra', 'deu', 'veio', 'vieram', 'apresentou', 'apresenta', 'revelou', 'evidenciou', 'indicou', 'indica',
-    'resultado', 'resultados', 'estava', 'estavam', 'esta normal', 'normal', 'normais', 'alterado', 'alterada', 'alterados',
-    'ultimo', 'ultima', 'anterior', 'anteriores', 'antigo', 'antigos', 'de ontem', 'do mes passado', 'que fez', 'que ele fez',
-    'que ela fez', 'feito em', 'trouxe', 'trouxeram', 'tinha feito', 'ja fez', 'ja tinha', 'fez', 'nao precisa', 'nao vou pedir',
-    'nao vamos fazer', 'sem necessidade', 'nao quis', 'recusou', 'nao autorizou', 'dispensou', 'optou por nao', 'nao quer',
-    'nao precisa de', 'nao vai precisar', 'por enquanto nao', 'se nao melhorar', 'se piorar', 'caso nao melhore', 'caso piore',
-    'se persistir', 'se continuar', 'nao tem', 'negativo', 'positivo', 'reagente', 'nao reagente', 'acusou', 'confirmou',
-    'compativel', 'sugestivo', 'sugere', 'sem alteracoes', 'dentro da normalidade', 'de referencia', 'valores',
+    'de ontem', 'do mes passado', 'da semana passada', 'semana passada', 'mes passado', 'ano passado', 'anterior', 'anteriores',
+    'antigo', 'antigos', 'ultimo', 'ultima', 'que fez', 'que ele fez', 'que ela fez', 'feito em', 'trouxe', 'trouxeram', 'trazidos',
+    'trazido', 'tinha feito', 'ja fez', 'ja tinha', 'atras', 'mostrava', 'ja mostrava', 'de janeiro', 'de fevereiro', 'de marco',
+    'de abril', 'de maio', 'de junho', 'de julho', 'de agosto', 'de setembro', 'de outubro', 'de novembro', 'de dezembro',
+    'nao precisa', 'nao vou pedir', 'nao vamos fazer', 'nao vou fazer', 'sem necessidade', 'nao quis', 'recusou', 'nao autorizou',
+    'dispensou', 'optou por nao', 'nao quer', 'nao vai precisar', 'por enquanto nao', 'se nao melhorar', 'se piorar',
+    'caso nao melhore', 'caso piore', 'se persistir', 'se continuar', 'saiu o resultado', 'que a gente colheu', 'que colhemos',
+    'outra clinica', 'outro veterinario',
   ].map((phrase) => [phrase, true] as const),
 );
 
-/** Words that may stand between an order and the exams it names ("pedir um hemograma, bioquímico e um ultrassom de abdome"). */
-const LIST_GLUE = new Set([
-  'o', 'a', 'os', 'as', 'um', 'uma', 'e', 'de', 'do', 'da', 'dos', 'das', 'tambem', 'exame', 'exames', 'para', 'pra', 'com',
-  'completo', 'completa', 'abdominal', 'abdome', 'abdomen', 'torax', 'toracico', 'toracica', 'coluna', 'quadril', 'membro',
-  'urgente', 'agora', 'hoje', 'ja', 'aqui', 'eu', 'gente', 'vou', 'vamos', 'sangue', 'ele', 'ela', 'nele', 'nela', 'dele',
-  'dela', 'isso', 'logo', 'entao', 'mais', 'novo', 'nova', 'outro', 'outra', 'controle', 'uns', 'umas', 'alguns', 'algumas',
-  'seguintes', 'no', 'na', 'nos', 'nas', 'ao', 'pelo', 'pela', 'material', 'amostra', 'amostras', 'urina', 'fezes',
-]);
-const REACH = 10;
+/** How far before the exam (in its sentence) its order may be said, and after it. */
+const BEFORE = 12;
+const AFTER = 4;
 
 export interface FoundExam {
   code: ExamCode;
   used: number[];
 }
 
-interface ExamMention {
+export interface ExamMention {
   code: ExamCode;
   first: number;
   end: number;
@@ -102,70 +103,71 @@ export function examMentions(words: readonly string[]): ExamMention[] {
   return found;
 }
 
-/** The cue of a table within the list around mention `i` (back and forth over list glue and other exams). */
-function listReach(w: Words, mentions: ExamMention[], i: number): { first: number; end: number } {
-  const { words } = w;
-  let first = mentions[i]!.first;
-  for (let j = i; ; ) {
-    let k = mentions[j]!.first;
-    let steps = 0;
-    while (k > 0 && steps < REACH && LIST_GLUE.has(words[k - 1]!) && !w.breakBefore[k]) {
-      k--;
-      steps++;
-    }
-    first = k;
-    if (j > 0 && mentions[j - 1]!.end === k && !w.breakBefore[k]) j--;
-    else break;
-  }
-  let end = mentions[i]!.end;
-  for (let j = i; ; ) {
-    let k = mentions[j]!.end;
-    let steps = 0;
-    while (k < words.length && steps < REACH && LIST_GLUE.has(words[k]!) && !w.breakBefore[k]) {
-      k++;
-      steps++;
-    }
-    end = k;
-    if (j + 1 < mentions.length && mentions[j + 1]!.first === k && !w.breakBefore[k]) j++;
-    else break;
-  }
-  return { first, end };
+/** The start of the sentence holding `at`. */
+function sentenceStart(w: Words, at: number): number {
+  let k = at;
+  while (k > 0 && !w.breakBefore[k]) k--;
+  return k;
 }
 
-export function findExams(w: Words, mentions: ExamMention[]): FoundExam[] {
-  const { words } = w;
-  const found = new Map<ExamCode, FoundExam>();
-  for (const [i, mention] of mentions.entries()) {
-    if (found.has(mention.code)) continue;
-    const list = listReach(w, mentions, i);
-    // The order is said just before the list or just after it ("hemograma e bioquímico eu vou pedir").
-    const order = ORDER.endingAt(words, list.first, 4) ?? orderAfter(words, list.end);
-    const denied = notOrdered(w, list.first, list.end, mention);
-    if (!order || denied) continue;
-    const orderRange = 'first' in order ? [order.first, list.first] : [list.end, order.end];
-    const used = [...range(orderRange[0]!, orderRange[1]!), ...range(mention.first, mention.end)];
-    found.set(mention.code, { code: mention.code, used });
-  }
-  return [...found.values()];
-}
-
-function orderAfter(words: readonly string[], end: number): { end: number } | null {
-  for (let k = end; k < Math.min(words.length, end + 3); k++) {
+/** An order said before the exam in its sentence, back to `floor`: its range, or null. */
+function orderBefore(words: readonly string[], floor: number, at: number): [number, number] | null {
+  for (let k = at - 1; k >= floor; k--) {
     const hit = ORDER.at(words, k);
-    if (hit) return { end: hit.end };
+    if (hit && hit.end <= at) return [k, hit.end];
   }
   return null;
 }
 
-/** A result or refusal said with the list: a few words before it, or after the mention in its sentence. */
-function notOrdered(w: Words, first: number, end: number, mention: ExamMention): boolean {
+/**
+ * The exams ordered. `inFollowUp` says whether a word is in a follow-up's clause (what a return is for).
+ */
+export function findExams(w: Words, mentions: ExamMention[], inFollowUp: (at: number) => boolean): FoundExam[] {
   const { words } = w;
-  for (let k = Math.max(0, first - 4); k < Math.min(words.length, mention.end + 6); k++) {
-    if (k > mention.end && w.breakBefore[k]) break;
+  const found = new Map<ExamCode, FoundExam>();
+  // The order of the list an exam is in: "Enviado sangue para PCR ..., hemograma e bioquímico, e urina para urinálise".
+  let listOrder = null as { sentence: number; order: [number, number] } | null;
+  for (const mention of mentions) {
+    if (inFollowUp(mention.first)) continue;
+    const start = sentenceStart(w, mention.first);
+    let order = orderBefore(words, Math.max(start, mention.first - BEFORE), mention.first);
+    if (!order && listOrder?.sentence === start) order = listOrder.order;
+    if (!order) {
+      for (let k = mention.end; k < Math.min(words.length, mention.end + AFTER) && !w.breakBefore[k]; k++) {
+        const hit = ORDER.at(words, k);
+        if (hit) {
+          order = [k, hit.end];
+          break;
+        }
+      }
+    }
+    // "Exames solicitados. Frutosamina, urinálise e urocultura": a heading that orders the list after it.
+    if (!order && start > 0) {
+      const previous = sentenceStart(w, start - 1);
+      if (start - previous <= 3) order = orderBefore(words, previous, start);
+    }
+    if (!order) continue;
+    if (denied(w, mention, order)) continue;
+    listOrder = { sentence: start, order };
+    if (found.has(mention.code)) continue;
+    found.set(mention.code, { code: mention.code, used: [...range(order[0], order[1]), ...range(mention.first, mention.end)] });
+  }
+  return [...found.values()];
+}
+
+/** An old result or a refusal said between the order and the exam, or right after the exam in its sentence. */
+function denied(w: Words, mention: ExamMention, order: [number, number]): boolean {
+  const { words } = w;
+  const from = Math.min(order[1], mention.first);
+  // "se der alterado, a gente faz o ultrassom": an exam left for a condition.
+  for (let k = order[1]; k < mention.first; k++) if (words[k] === 'se' || words[k] === 'caso') return true;
+  for (let k = from; k < Math.min(words.length, mention.end + 6); k++) {
+    if (k > mention.first && w.breakBefore[k]) break;
     if (k >= mention.first && k < mention.end) continue;
+    if (k >= order[0] && k < order[1]) continue;
     if (NOT_ORDERED.at(words, k)) return true;
   }
-  return end < 0;
+  return false;
 }
 
 const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);

@@ -6,13 +6,13 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Plan, PlanFollowUp, PlanMedication } from '../store/plan.schemas.ts';
-import { type Ranges, evidenceOf, type PlacedSegment, placeSegments, quote } from './evidence.ts';
+import { evidenceOf, type PlacedSegment, placeSegments, quote, type Ranges } from './evidence.ts';
 import { examMentions, findExams } from './exams.ts';
-import { findFollowUps, followUpCueAt } from './follow-ups.ts';
+import { findFollowUps } from './follow-ups.ts';
 import { drugTable } from './lexicon/lexicon.ts';
-import { findMedications } from './medications.ts';
-import { findVaccines, vaccineMentions } from './vaccines.ts';
+import { findMedications, findMentions } from './medications.ts';
 import { wordsOf } from './tokens.ts';
+import { findVaccines, vaccineMentions } from './vaccines.ts';
 
 export interface PlanContext {
   /** `YYYY-MM-DD`: follow-ups' due dates count from it. */
@@ -40,17 +40,27 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const table = drugTable(context.clinicDrugNames);
 
   const exams = examMentions(w.words);
-  const vaccines = vaccineMentions(w.words);
-  // Another topic ends a drug's reach: an exam, a vaccine or a follow-up said after it.
+  const vaccines = vaccineMentions(w);
+  const vaccineWords = new Set(vaccines.flatMap((mention) => range(mention.first, mention.end)));
+  const drugWords = new Set(findMentions(text, w, table).flatMap((mention) => range(mention.first, mention.end)));
+  const followUpsFound = findFollowUps(
+    w,
+    context.visitDate,
+    (at) => vaccineWords.has(at),
+    (at) => drugWords.has(at),
+  );
+  // Another topic ends a drug's reach: an exam, a vaccine or a return said after it.
   const stops = new Set<number>([...exams.map((mention) => mention.first), ...vaccines.map((mention) => mention.first)]);
-  for (let k = 0; k < w.words.length; k++) if (followUpCueAt(w.words, k) && isTopicFollowUp(w.words, k)) stops.add(k);
+  for (let k = 0; k < w.words.length; k++) if (isTopicFollowUp(w.words, k)) stops.add(k);
+  const clauses = followUpsFound.filter((found) => found.dueInDays !== null);
+  const inFollowUp = (at: number) => clauses.some((clause) => clause.purposeFrom <= at && at < clause.end);
 
   const item = (used: number[]) => {
     const quoted = quote(text, w, used);
     return { id: randomUUID(), text: quoted.text, evidence: evidenceOf(quoted.ranges as Ranges, placed) };
   };
 
-  const medications: PlanMedication[] = findMedications(w, table, stops).map((found) => ({
+  const medications: PlanMedication[] = findMedications(text, w, table, stops).map((found) => ({
     ...item(found.used),
     drug: found.drug,
     dose_value: found.dose_value,
@@ -61,13 +71,13 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
     status: found.status,
     computed_total: computedTotal(found.dose_value, found.dose_unit, context.weightKg),
   }));
-  const planExams = findExams(w, exams).map((found) => ({ ...item(found.used), code: found.code }));
-  const planVaccines = findVaccines(w, vaccines, w.words.join(' ')).map((found) => ({
+  const planExams = findExams(w, exams, inFollowUp).map((found) => ({ ...item(found.used), code: found.code }));
+  const planVaccines = findVaccines(w, vaccines).map((found) => ({
     ...item(found.used),
     code: found.code,
     status: found.status,
   }));
-  const followUps: PlanFollowUp[] = findFollowUps(w).map((found) => ({
+  const followUps: PlanFollowUp[] = followUpsFound.map((found) => ({
     ...item(found.used),
     kind: found.kind,
     due_in_days: found.dueInDays,
@@ -81,6 +91,8 @@ export function planOfText(text: string, context: PlanContext): Plan {
   return planOfTranscript({ text, segments: [] }, context);
 }
 
+const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
+
 /** Follow-up words that plainly open another topic (not "volta"/"traz", which also say other things). */
 function isTopicFollowUp(words: readonly string[], at: number): boolean {
   return ['retorno', 'retornar', 'retorne', 'revisao', 'reavaliacao', 'reavaliar', 'reforco'].includes(words[at]!);
@@ -89,16 +101,15 @@ function isTopicFollowUp(words: readonly string[], at: number): boolean {
 const PER_KG: Record<string, string> = { 'mg/kg': 'mg', 'mcg/kg': 'mcg', 'ml/kg': 'ml', 'UI/kg': 'UI' };
 
 /**
- * A per-kg dose times the weight: 0.1 mg/kg × 32.4 kg = 3.24 mg. Rounded to two decimals (three
- * significant figures below 1, so 0.05 mg/kg × 4.3 kg = 0.215 mg is not shown as 0.22).
+ * A per-kg dose times the weight: 0.1 mg/kg × 32.4 kg = 3.24 mg. Rounded to two decimals, half up,
+ * after the product is cleared of floating-point noise (0.5 × 0.85 = 0.425 → 0.43, not 0.42).
  */
 export function computedTotal(value: number | null, unit: string | null, weightKg: number | null): PlanMedication['computed_total'] {
   if (value === null || unit === null || weightKg === null || !(weightKg > 0)) return null;
   const totalUnit = PER_KG[unit];
   if (!totalUnit) return null;
   const total = Number((value * weightKg).toPrecision(12));
-  const rounded = total >= 1 ? Math.round(total * 100) / 100 : Number(total.toPrecision(3));
-  return { value: rounded, unit: totalUnit };
+  return { value: Math.round(total * 100) / 100, unit: totalUnit };
 }
 
 /** `YYYY-MM-DD` plus whole days, on the calendar (no time zone involved). */

@@ -14,9 +14,11 @@ export interface Words {
   ends: number[];
   /** A sentence mark (. ! ? ; : or a line break) between this word and the one before. */
   breakBefore: boolean[];
+  /** A comma (or a sentence mark) between this word and the one before. */
+  commaBefore: boolean[];
 }
 
-const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]/g;
+const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]|,/g;
 const BREAK = /^[.!?;:\n…]$/;
 
 export function wordsOf(text: string): Words {
@@ -24,20 +26,28 @@ export function wordsOf(text: string): Words {
   const starts: number[] = [];
   const ends: number[] = [];
   const breakBefore: boolean[] = [];
+  const commaBefore: boolean[] = [];
   let pendingBreak = false;
+  let pendingComma = false;
   for (const match of fold(text).matchAll(TOKEN)) {
     const word = match[0];
     if (BREAK.test(word)) {
       pendingBreak = true;
       continue;
     }
+    if (word === ',') {
+      pendingComma = true;
+      continue;
+    }
     words.push(word);
     starts.push(match.index);
     ends.push(match.index + word.length);
     breakBefore.push(pendingBreak);
+    commaBefore.push(pendingBreak || pendingComma);
     pendingBreak = false;
+    pendingComma = false;
   }
-  return { words, starts, ends, breakBefore };
+  return { words, starts, ends, breakBefore, commaBefore };
 }
 
 /** Does `phrase` (words) start at `at`? */

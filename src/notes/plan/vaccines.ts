@@ -1,7 +1,11 @@
 // Vaccines given in this visit or scheduled: a vaccine's name (or "vacina" with the disease) with
-// an administration said around it ("apliquei a V10", "foi aplicada a antirrábica", "vou aplicar
-// agora") or a scheduling ("a segunda dose em 21 dias", "agendar a antirrábica"), never a vaccine
-// the animal had before ("já tomou a V10 ano passado", "vacinas em dia"). One item per code and status.
+// an administration said in its sentence ("apliquei a V10", "foi aplicada a antirrábica", "vou
+// aplicar a primeira dose hoje") or a scheduling ("a terceira dose ... ficam pra daqui a 21 dias",
+// "a antirrábica a gente faz com quatro meses", "reforço em trinta dias"), never a vaccine the
+// animal had before ("já tomou a V10 ano passado", "vacinas em dia") nor one declined. Vaccines
+// named together ("apliquei a V5 felina, a vacina de FeLV e a antirrábica") share what is said of
+// them. A vaccine given now with its booster scheduled in the same breath is two items. One item
+// per code and status.
 
 import type { VaccineCode } from '../store/plan.schemas.ts';
 import { PhraseTable, type Words } from './tokens.ts';
@@ -10,60 +14,80 @@ type Code = VaccineCode | 'polyvalent';
 
 const vaccine = (code: Code, list: string[]) => list.map((phrase) => [phrase, code] as const);
 
-/** Names that are a vaccine by themselves. */
+// biome-ignore format: a table reads better packed
 const NAMES = new PhraseTable<Code>([
-  ...vaccine('v8_v10', ['v8', 'v10', 'v11', 'v 8', 'v 10', 'v7', 'octupla', 'decupla', 'v oito', 'v dez', 'vacina oito', 'vacina dez', 'multipla canina', 'polivalente canina']),
-  ...vaccine('feline_polyvalent', ['v3', 'v4', 'v5', 'v 3', 'v 4', 'v 5', 'v tres', 'v quatro', 'v cinco', 'triplice felina', 'quadrupla felina', 'quintupla felina', 'polivalente felina', 'quadrupla', 'quintupla', 'triplice']),
-  ...vaccine('polyvalent', ['polivalente', 'multipla', 'vacina polivalente', 'vacina multipla', 'vacina anual']),
-  ...vaccine('rabies', ['antirrabica', 'anti rabica', 'antirabica', 'vacina da raiva', 'vacina de raiva', 'vacina contra raiva', 'vacina contra a raiva', 'vacina antirrabica', 'raiva']),
-  ...vaccine('kennel_cough', ['tosse dos canis', 'tosse de canil', 'tosse dos canil', 'gripe canina', 'vacina da gripe', 'vacina de gripe', 'traqueobronquite', 'bordetella', 'bronchi shield', 'intranasal', 'vacina da tosse']),
-  ...vaccine('giardia', ['giardia', 'giardiavax', 'vacina da giardia', 'vacina de giardia']),
+  ...vaccine('v8_v10', [
+    'v8', 'v10', 'v11', 'v 8', 'v 10', 'v 11', 'v7', 'v oito', 'v dez', 'v onze', 'octupla', 'decupla', 'vacina oito', 'vacina dez',
+    'multipla canina', 'polivalente canina', 'vanguard plus', 'recombitek', 'duramune', 'nobivac dhppi', 'v8 canina', 'v10 canina',
+  ]),
+  ...vaccine('feline_polyvalent', [
+    'v3', 'v4', 'v5', 'v 3', 'v 4', 'v 5', 'v tres', 'v quatro', 'v cinco', 'triplice felina', 'quadrupla felina', 'quintupla felina',
+    'polivalente felina', 'v3 felina', 'v4 felina', 'v5 felina', 'quadrupla', 'quintupla', 'triplice', 'felocell', 'purevax',
+  ]),
+  ...vaccine('polyvalent', ['polivalente', 'multipla', 'vacina polivalente', 'vacina multipla', 'vacina anual', 'vacina completa']),
+  ...vaccine('rabies', [
+    'antirrabica', 'anti rabica', 'antirabica', 'vacina da raiva', 'vacina de raiva', 'vacina contra raiva', 'vacina contra a raiva',
+    'vacina antirrabica', 'raiva', 'contra raiva', 'contra a raiva', 'rabisin', 'defensor', 'nobivac raiva', 'raiva bovina',
+  ]),
+  ...vaccine('kennel_cough', [
+    'tosse dos canis', 'tosse de canil', 'tosse dos canil', 'gripe canina', 'vacina da gripe', 'vacina de gripe', 'traqueobronquite',
+    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
+  ]),
+  ...vaccine('giardia', ['giardia', 'giardiavax', 'vacina da giardia', 'vacina de giardia', 'contra giardia']),
   ...vaccine('leishmaniasis', ['leishmaniose', 'leish tec', 'leishtec', 'vacina da leishmaniose', 'vacina de leishmaniose', 'vacina contra leishmaniose']),
-  ...vaccine('felv', ['felv', 'leucemia felina', 'vacina da felv', 'vacina de felv']),
-  ...vaccine('equine_influenza', ['influenza equina', 'influenza', 'gripe equina', 'vacina da influenza']),
-  ...vaccine('tetanus', ['tetano', 'antitetanica', 'vacina do tetano', 'vacina de tetano', 'vacina antitetanica']),
+  ...vaccine('felv', ['felv', 'leucemia felina', 'vacina da felv', 'vacina de felv', 'vacina contra felv']),
+  ...vaccine('equine_influenza', ['influenza equina', 'influenza', 'gripe equina', 'vacina da influenza', 'vacina de influenza', 'vacina contra influenza']),
+  ...vaccine('tetanus', ['tetano', 'antitetanica', 'vacina do tetano', 'vacina de tetano', 'vacina contra tetano', 'vacina antitetanica', 'contra tetano', 'contra o tetano']),
   ...vaccine('other', [
-    'clostridiose', 'polivalente clostridial', 'aftosa', 'brucelose', 'b19', 'rb51', 'encefalomielite', 'herpesvirus', 'rinopneumonite',
-    'leptospirose', 'lepto', 'carbunculo', 'botulismo', 'ibr', 'bvd', 'mastite', 'papilomatose', 'vacina de clostridio',
-    'clostridio', 'garrotilho', 'adenite', 'mixomatose', 'doenca hemorragica', 'coronavirus', 'raiva bovina', 'pneumonia enzootica',
+    'clostridiose', 'clostridioses', 'polivalente contra clostridioses', 'polivalente clostridial', 'contra clostridioses',
+    'aftosa', 'brucelose', 'b19', 'rb51', 'encefalomielite', 'herpesvirus equino', 'rinopneumonite', 'leptospirose', 'lepto',
+    'carbunculo', 'botulismo', 'ibr', 'bvd', 'papilomatose', 'vacina de clostridio', 'clostridio', 'garrotilho', 'adenite',
+    'mixomatose', 'doenca hemorragica', 'coronavirus', 'pneumonia enzootica', 'newcastle', 'gumboro', 'bouba', 'marek',
+    'coriza', 'clamidiose', 'ectima', 'linfadenite', 'vacina contra mastite',
   ]),
 ]);
-/** Names that are a vaccine only beside the word "vacina" or a dose word (a disease otherwise). */
+/** Names that are a vaccine only beside "vacina", a dose word or another vaccine (a disease otherwise). */
+// biome-ignore format: a table reads better packed
 const NEEDS_VACCINE_WORD = new Set<Code>(['rabies', 'giardia', 'leishmaniasis', 'felv', 'equine_influenza', 'tetanus', 'other', 'kennel_cough', 'polyvalent', 'feline_polyvalent']);
-const VACCINE_WORDS = new Set(['vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinamos', 'vacinado', 'vacinada', 'dose', 'reforco', 'imunizacao', 'vacinacao', 'revacinar', 'revacinacao']);
-const STRONG_NAMES = new Set(['antirrabica', 'anti', 'antirabica', 'v8', 'v10', 'v11', 'v', 'v3', 'v4', 'v5', 'v7', 'octupla', 'decupla', 'leish', 'leishtec', 'giardiavax', 'antitetanica', 'bronchi', 'triplice', 'quadrupla', 'quintupla']);
+// biome-ignore format: a table reads better packed
+const VACCINE_WORDS = new Set([
+  'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinamos', 'vacinado', 'vacinada', 'vacinadas', 'vacinados', 'dose', 'reforco',
+  'imunizacao', 'vacinacao', 'revacinar', 'revacinacao', 'subcutanea', 'subcutaneas',
+]);
+/** Vaccine names that never mean anything else. */
+const ALWAYS = /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune)$/;
 
-const ADMINISTERED = new PhraseTable<true>(
-  [
-    'apliquei', 'aplicamos', 'aplicada', 'aplicado', 'foi aplicada', 'foi aplicado', 'vacinei', 'vacinamos', 'vacinado hoje',
-    'vacinada hoje', 'tomou hoje', 'tomou agora', 'tomou aqui', 'fizemos', 'fiz', 'feita', 'feito', 'foi feita', 'recebeu hoje',
-    'recebeu agora', 'vou aplicar', 'vamos aplicar', 'vou aplicar agora', 'vamos aplicar agora', 'vou fazer agora',
-    'vamos fazer agora', 'aplicar agora', 'aplicar hoje', 'fazer agora', 'fazer hoje', 'vou fazer hoje', 'vamos fazer hoje',
-    'ja apliquei', 'ja aplicamos', 'acabei de aplicar', 'administrei', 'administrada', 'administramos', 'vou vacinar',
-    'vamos vacinar', 'vacinar agora', 'vacinar hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da',
-    'aplicacao de',
-  ].map((phrase) => [phrase, true] as const),
-);
-const SCHEDULED = new PhraseTable<true>(
-  [
-    'agendar', 'agendada', 'agendado', 'agendei', 'agendamos', 'marcar', 'marcada', 'marquei', 'proxima', 'proximo',
-    'segunda dose', 'terceira dose', 'quarta dose', 'reforco', 'vai tomar', 'tem que tomar', 'precisa tomar', 'vai precisar',
-    'deve tomar', 'falta', 'faltam', 'no retorno', 'daqui', 'mes que vem', 'ano que vem', 'semana que vem', 'atualizar',
-    'fazer a', 'fazer o', 'vamos fazer', 'vou fazer', 'vai fazer', 'tomar a', 'tomar o', 'aplicar a', 'aplicar o', 'iniciar',
-    'comecar', 'protocolo', 'revacinar', 'revacinacao', 'anual', 'anualmente', 'precisa fazer', 'tem que fazer', 'programar',
-    'programada', 'prescrevo', 'indicada', 'indico', 'recomendo', 'em',
-  ].map((phrase) => [phrase, true] as const),
-);
-/** Said with it, the vaccine is the animal's past: "já tomou", "em dia", "atrasada", "ano passado". */
-const PAST = new PhraseTable<true>(
-  [
-    'ja tomou', 'tomou', 'tomava', 'tinha tomado', 'em dia', 'atrasada', 'atrasado', 'atrasadas', 'vencida', 'vencido', 'ultima',
-    'ultimo', 'ano passado', 'mes passado', 'carteira', 'carteirinha', 'nunca tomou', 'nunca foi', 'nao tomou', 'nao sei se',
-    'vacinado', 'vacinada', 'vacinados', 'foi vacinado', 'foi vacinada', 'recebeu', 'ja fez', 'fez', 'completou', 'completo',
-    'tomaram', 'tem as vacinas', 'filhote tomou', 'anterior', 'quando filhote', 'na epoca', 'nao quis', 'recusou', 'nao autorizou',
-    'preferiu nao', 'nao vai', 'nao vamos', 'nao precisa',
-  ].map((phrase) => [phrase, true] as const),
-);
+const phrases = (list: string[]) => new PhraseTable<true>(list.map((phrase) => [phrase, true] as const));
+// biome-ignore format: a table reads better packed
+const ADMINISTERED = phrases([
+  'apliquei', 'aplicamos', 'aplicada', 'aplicado', 'aplicadas', 'aplicados', 'foi aplicada', 'foi aplicado', 'vacinei', 'vacinamos',
+  'vacinado hoje', 'vacinada hoje', 'tomou hoje', 'tomou agora', 'tomou aqui', 'fizemos', 'fiz', 'feita', 'feito', 'feitas',
+  'foi feita', 'recebeu hoje', 'recebeu agora', 'vou aplicar', 'vamos aplicar', 'vou fazer agora', 'vamos fazer agora',
+  'aplicar agora', 'aplicar hoje', 'fazer agora', 'fazer hoje', 'vou fazer hoje', 'vamos fazer hoje', 'ja apliquei',
+  'ja aplicamos', 'acabei de aplicar', 'administrei', 'administrada', 'administramos', 'vou vacinar', 'vamos vacinar',
+  'vacinar agora', 'vacinar hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
+]);
+// biome-ignore format: a table reads better packed
+const SCHEDULED = phrases([
+  'agendar', 'agendada', 'agendado', 'agendei', 'agendamos', 'marcar', 'marcada', 'marquei', 'proxima', 'proximo', 'segunda dose',
+  'terceira dose', 'quarta dose', 'segunda da', 'terceira da', 'reforco', 'vai tomar', 'tem que tomar', 'precisa tomar',
+  'vai precisar', 'deve tomar', 'falta', 'faltam', 'no retorno', 'daqui', 'mes que vem', 'ano que vem', 'semana que vem',
+  'atualizar', 'a gente faz', 'gente faz', 'vamos fazer', 'vou fazer', 'vai fazer', 'ficam pra', 'fica pra', 'ficam para',
+  'fica para', 'iniciar', 'comecar', 'protocolo', 'revacinar', 'revacinacao', 'anual', 'anualmente', 'precisa fazer',
+  'tem que fazer', 'programar', 'programada', 'prescrevo', 'indico', 'recomendo', 'quando ele estiver', 'quando ela estiver',
+  'quando sarar', 'quando ele sarar', 'quando ela sarar', 'depois que', 'em',
+]);
+/** The vaccine is the animal's past, or declined: "já tomou", "em dia", "atrasada", "não indicada". */
+// biome-ignore format: a table reads better packed
+const PAST = phrases([
+  'ja tomou', 'tomou', 'tomava', 'tinha tomado', 'em dia', 'atrasada', 'atrasado', 'atrasadas', 'vencida', 'vencido', 'ano passado',
+  'mes passado', 'carteira', 'carteirinha', 'nunca tomou', 'nunca foi', 'nao tomou', 'nao sei se', 'vacinado', 'vacinada',
+  'vacinados', 'foi vacinado', 'foi vacinada', 'recebeu', 'ja fez', 'fez', 'completou', 'tomaram', 'tem as vacinas',
+  'anterior', 'quando filhote', 'na epoca', 'nao quis', 'recusou', 'nao autorizou', 'preferiu nao', 'nao vai', 'nao vamos',
+  'nao precisa', 'nao indicada', 'nao indicado', 'nao recomendo', 'nao vou', 'contraindicada', 'contraindicado', 'no pet shop',
+  'em outra clinica',
+  'foi em', 'foi no', 'foi na', 'foi ha', 'foi faz', 'tomou em', 'fez em', 'tomou no', 'tomou na',
+]);
 
 export interface FoundVaccine {
   code: VaccineCode;
@@ -77,7 +101,8 @@ export interface VaccineMention {
   end: number;
 }
 
-export function vaccineMentions(words: readonly string[]): VaccineMention[] {
+export function vaccineMentions(w: Words): VaccineMention[] {
+  const { words } = w;
   const found: VaccineMention[] = [];
   for (let at = 0; at < words.length; ) {
     const hit = NAMES.at(words, at);
@@ -89,9 +114,17 @@ export function vaccineMentions(words: readonly string[]): VaccineMention[] {
       for (let k = Math.max(0, from); k < Math.min(words.length, to); k++) if (VACCINE_WORDS.has(words[k]!)) return true;
       return false;
     };
-    const strong = STRONG_NAMES.has(words[at]!) && !(words[at] === 'v' && !/^(\d+|oito|dez|tres|quatro|cinco)$/.test(words[at + 1] ?? ''));
-    const named = hit.end - at > 1 && words[at] === 'vacina';
-    if (!NEEDS_VACCINE_WORD.has(hit.value) || strong || named || near(at - 4, hit.end + 2)) {
+    const previous = found.at(-1);
+    const listed = previous !== undefined && at - previous.end <= 4 && !range(previous.end, at + 1).some((k) => w.breakBefore[k]);
+    const vNumber = words[at] === 'v' || /^v\d/.test(words[at]!);
+    if (
+      !NEEDS_VACCINE_WORD.has(hit.value) ||
+      ALWAYS.test(words[at]!) ||
+      ['felina', 'canina'].includes(words[hit.end - 1]!) ||
+      vNumber ||
+      listed ||
+      near(at - 7, hit.end + 3)
+    ) {
       found.push({ code: hit.value, first: at, end: hit.end });
     }
     at = hit.end;
@@ -100,51 +133,94 @@ export function vaccineMentions(words: readonly string[]): VaccineMention[] {
 }
 
 const CAT = /\b(gato|gata|gatos|gatas|gatinho|gatinha|felino|felina|felinos|felinas|felv|fiv)\b/;
+const DOG = /\b(cao|caes|cachorro|cachorra|cadela|canino|canina|cachorrinho|cachorrinha)\b/;
 
-export function findVaccines(w: Words, mentions: VaccineMention[], joined: string): FoundVaccine[] {
+interface Said {
+  administered: [number, number] | null;
+  scheduled: [number, number] | null;
+  /** The vaccine is the animal's past or declined, as said after the name or (when nothing is said after it) before it. */
+  past: boolean;
+  /** "reforço em trinta dias" after the vaccine: a booster scheduled as well. */
+  booster: [number, number] | null;
+}
+
+/**
+ * What the sentence around a vaccine says of it. An administration said anywhere in it counts;
+ * otherwise what is said after the name wins over what is said before it ("não vou vacinar hoje,
+ * a V10 fica para o retorno").
+ */
+function saidOf(w: Words, mention: VaccineMention): Said {
   const { words } = w;
-  const feline = CAT.test(joined);
-  const found = new Map<string, FoundVaccine>();
-  for (const mention of mentions) {
-    const code: VaccineCode = mention.code === 'polyvalent' ? (feline ? 'feline_polyvalent' : 'v8_v10') : mention.code;
-    const from = Math.max(0, mention.first - 8);
-    const to = Math.min(words.length, mention.end + 10);
-    let administered: [number, number] | null = null;
-    let scheduled: [number, number] | null = null;
-    let past = false;
-    for (let k = from; k < to; ) {
-      // A sentence mark ends what is said of this vaccine (before it: what is said of it starts after the mark).
-      if (w.breakBefore[k] && k > mention.end) break;
-      if (w.breakBefore[k] && k <= mention.first) {
-        administered = scheduled = null;
-        past = false;
-      }
-      if (k >= mention.first && k < mention.end) {
-        k = mention.end;
-        continue;
-      }
-      const hitAdmin = ADMINISTERED.at(words, k);
-      const hitPast = PAST.at(words, k);
-      const hitScheduled = SCHEDULED.at(words, k);
-      const longest = [hitAdmin, hitPast, hitScheduled].reduce<{ end: number } | null>(
-        (best, hit) => (hit && (!best || hit.end > best.end) ? hit : best),
-        null,
-      );
-      if (!longest) {
-        k++;
-        continue;
-      }
-      if (longest === hitAdmin) administered ??= [k, longest.end];
-      else if (longest === hitPast) past = true;
-      else scheduled ??= [k, longest.end];
-      k = longest.end;
+  const before = { scheduled: null as [number, number] | null, past: false };
+  const after = { scheduled: null as [number, number] | null, past: false };
+  let administered: [number, number] | null = null;
+  let booster: [number, number] | null = null;
+  let from = mention.first;
+  while (from > 0 && mention.first - from < 10 && !w.breakBefore[from]) from--;
+  for (let k = from; k < Math.min(words.length, mention.end + 12); ) {
+    if (k > mention.first && w.breakBefore[k]) break;
+    if (k >= mention.first && k < mention.end) {
+      k = mention.end;
+      continue;
     }
-    const status = administered ? 'administered' : scheduled && !past ? 'prescribed' : null;
-    if (status === null) continue;
-    const cue = (administered ?? scheduled)!;
+    const hits = [
+      ['administered', ADMINISTERED.at(words, k)],
+      ['past', PAST.at(words, k)],
+      ['scheduled', SCHEDULED.at(words, k)],
+    ] as const;
+    let best: (typeof hits)[number] | null = null;
+    for (const hit of hits) if (hit[1] && (!best || hit[1].end > best[1]!.end)) best = hit;
+    if (!best) {
+      k++;
+      continue;
+    }
+    const span: [number, number] = [k, best[1]!.end];
+    const side = k < mention.first ? before : after;
+    if (best[0] === 'administered') administered ??= span;
+    else if (best[0] === 'past') side.past = true;
+    else {
+      side.scheduled ??= span;
+      if (k >= mention.end && ['reforco', 'segunda', 'terceira', 'proxima'].includes(words[k]!)) booster ??= span;
+    }
+    k = span[1];
+  }
+  const decisive = after.scheduled || after.past ? after : before;
+  return { administered, scheduled: decisive.scheduled, past: decisive.past, booster };
+}
+
+export function findVaccines(w: Words, mentions: VaccineMention[]): FoundVaccine[] {
+  const joined = w.words.join(' ');
+  const species = CAT.test(joined) ? 'feline' : DOG.test(joined) ? 'canine' : 'other';
+  const saids = mentions.map((mention) => saidOf(w, mention));
+  // Vaccines named together share what is said of them.
+  const together = (i: number) => {
+    const a = mentions[i]!;
+    const b = mentions[i + 1]!;
+    return b.first - a.end <= 6 && !range(a.end, b.first + 1).some((k) => w.breakBefore[k]);
+  };
+  for (let i = 1; i < saids.length; i++) {
+    if (together(i - 1) && !saids[i]!.administered && !saids[i]!.scheduled) saids[i] = { ...saids[i - 1]!, booster: saids[i]!.booster };
+  }
+  const found = new Map<string, FoundVaccine>();
+  const add = (code: VaccineCode, status: 'administered' | 'prescribed', used: number[]) => {
     const key = `${code}:${status}`;
-    if (found.has(key)) continue;
-    found.set(key, { code, status, used: [...range(cue[0], cue[1]), ...range(mention.first, mention.end)] });
+    if (!found.has(key)) found.set(key, { code, status, used });
+  };
+  for (const [i, mention] of mentions.entries()) {
+    const code: VaccineCode =
+      mention.code === 'polyvalent'
+        ? species === 'feline'
+          ? 'feline_polyvalent'
+          : species === 'canine'
+            ? 'v8_v10'
+            : 'other'
+        : mention.code;
+    const said = saids[i]!;
+    const name = range(mention.first, mention.end);
+    if (said.administered) {
+      add(code, 'administered', [...range(...said.administered), ...name]);
+      if (said.booster) add(code, 'prescribed', [...name, ...range(...said.booster)]);
+    } else if (said.scheduled && !said.past) add(code, 'prescribed', [...range(...said.scheduled), ...name]);
   }
   return [...found.values()];
 }

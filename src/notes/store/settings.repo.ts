@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/client.ts';
 import { eq, sql } from '../../platform/db/drizzle.ts';
-import { clinicSettings, clinics } from '../../platform/db/schema/index.ts';
+import { clinicSettings } from '../../platform/db/schema/index.ts';
 
 export type SettingsRow = typeof clinicSettings.$inferSelect;
 export type SettingsValues = Partial<Omit<SettingsRow, 'clinicId' | 'updatedAt'>>;
@@ -34,15 +34,8 @@ export async function planSettingsOf(clinicId: string, db: Db): Promise<{ timezo
   return { timezone: row?.timezone ?? DEFAULT_TIMEZONE, drugNames: row?.drugNames ?? [] };
 }
 
-/** Today (`YYYY-MM-DD`) in the clinic's time zone, at the transaction's clock (the note's `created_at`). */
-export async function clinicToday(clinicId: string, db: Db): Promise<string> {
-  const [row] = await db
-    .select({
-      day: sql<string>`to_char((now() at time zone coalesce(${clinicSettings.timezone}, ${DEFAULT_TIMEZONE}))::date, 'YYYY-MM-DD')`,
-    })
-    .from(clinics)
-    .leftJoin(clinicSettings, eq(clinicSettings.clinicId, clinics.id))
-    .where(eq(clinics.id, clinicId));
-  if (!row) throw new Error(`no clinic ${clinicId}`);
-  return row.day;
+/** The clinic's time zone alone (a new note's visit date), without its drug names. */
+export async function clinicTimezone(clinicId: string, db: Db): Promise<string> {
+  const [row] = await db.select({ timezone: clinicSettings.timezone }).from(clinicSettings).where(eq(clinicSettings.clinicId, clinicId));
+  return row?.timezone ?? DEFAULT_TIMEZONE;
 }

@@ -3,8 +3,8 @@
 // ao dia", "BID", "a cada dois dias" (48 h). A single dose and a lone part of the day are no
 // frequency to ground.
 
-import { numberKey } from '../../../language/numbers.ts';
 import { intervalsIn } from '../../../language/intervals.ts';
+import { numberKey } from '../../../language/numbers.ts';
 import type { Token } from '../../../language/tokens.ts';
 
 export interface Frequency {
