@@ -245,6 +245,23 @@ describe('tenancy', () => {
       .innerJoin(chats, eq(chats.id, chatMessages.chatId))
       .where(eq(chats.workspaceId, theirs.workspaceId));
     expect(theirChats).toEqual([]);
+    // The sealed token is bound to its clinic: copied onto another clinic's settings row, it opens nothing.
+    const [row] = await rowsOf<{ sealed: string }>(
+      db,
+      sql`select crm_link ->> 'sealed_token' as sealed from clinic_settings where clinic_id = ${clinic.clinicId}`,
+    );
+    await db.execute(
+      sql`update clinic_settings set crm_link = jsonb_set(crm_link, '{sealed_token}', to_jsonb(${row!.sealed}::text)) where clinic_id = ${other.clinicId}`,
+    );
+    const otherNote = await thor(null, other);
+    expect((await sign(otherNote, other.editor)).statusCode).toBe(200);
+    await summarise(otherNote, {}, other.editor);
+    await api('POST', `/notes/${otherNote}/owner_summary/approve`, other.editor, { approved_by: ANA });
+    const copied = await api('POST', `/notes/${otherNote}/owner_summary/send`, other.editor, {
+      contact: { name: 'Ivo Lima', phone: '11 97777-3333' },
+    });
+    expect(copied.statusCode, copied.body).toBe(409);
+    expect(copied.json().code).toBe('CRM_NOT_LINKED');
     // The workspace ends the link by revoking its key: nothing more is sent through it.
     await crmKeysService({ db }).revokeKey(OPERATOR, mine.workspaceId, myKey.id);
     const revoked = await api('POST', `/notes/${noteId}/owner_summary/send`, clinic.editor, {});

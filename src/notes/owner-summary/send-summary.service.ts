@@ -9,7 +9,7 @@ import { recordNoteEvent } from '../history/record-event.ts';
 import { findNote } from '../store/notes.repo.ts';
 import { ownNote } from '../store/own-note.ts';
 import { findSettings } from '../store/settings.repo.ts';
-import type { SecretBox } from '../webhooks/secrets.ts';
+import { type SecretBox, SecretUnreadableError } from '../webhooks/secrets.ts';
 import { findDeliveryByMessage, insertDelivery, newestSummary } from './summary.repo.ts';
 
 export interface SendSummaryDeps {
@@ -58,7 +58,7 @@ async function sendSummary(deps: SendSummaryDeps, caller: NotesCaller, noteId: s
       reason: 'required: the note has no tutor',
     });
   }
-  const token = deps.secrets().open(link.sealed_token, caller.clinicId);
+  const token = openToken(deps, link.sealed_token, caller.clinicId);
   const message = await deps.crmLink.sendToTutor(
     token,
     recipient,
@@ -93,6 +93,19 @@ async function sendSummary(deps: SendSummaryDeps, caller: NotesCaller, noteId: s
   });
   const recorded = await findDeliveryByMessage(message.id, deps.db);
   return { message_id: message.id, contact_id: recorded?.contactId ?? message.contactId, chat_id: message.chatId, status: 'queued' };
+}
+
+/** The linked token; a link sealed under a key this server no longer has is as good as none. */
+function openToken(deps: SendSummaryDeps, sealed: string, clinicId: string): string {
+  try {
+    return deps.secrets().open(sealed, clinicId);
+  } catch (error) {
+    if (!(error instanceof SecretUnreadableError)) throw error;
+    throw new AppError(
+      'CRM_NOT_LINKED',
+      "The stored CRM key cannot be decrypted with this server's WEBHOOK_SECRET_KEY: link the workspace again",
+    );
+  }
 }
 
 /** The send body's contact, else the note's tutor; null when neither names anyone. */

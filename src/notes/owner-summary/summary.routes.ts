@@ -108,12 +108,13 @@ export async function summaryRoutes(app: AppInstance, { summaries, sender }: { s
           'Queues the text, word for word, as a `visit_summary` message of the CRM contact found by external id, then phone ' +
           "(created with a name and phone when missing), from `contact` or the note's `tutor`; in the clinic's " +
           '`owner_summary_template` when set. Refusals in order: 409 `SUMMARY_NOT_APPROVED`, 409 `CRM_NOT_LINKED`, 422 ' +
-          '`TUTOR_REQUIRED`. `Idempotency-Key` makes a retried request send nothing twice. `note.owner_summary_sent` follows ' +
-          'with the delivery outcome.',
+          '`TUTOR_REQUIRED`. The linked workspace suspended → 403 `BILLING_INACTIVE`. `Idempotency-Key` makes a retried request ' +
+          'send nothing twice (the same key with another text → 422 `IDEMPOTENCY_KEY_REUSED`). `note.owner_summary_sent` ' +
+          'follows with the delivery outcome. 503 `WEBHOOK_KEY_MISSING` when the server cannot open the sealed CRM key.',
         tags,
         params: NoteIdParams,
         body: SendSummaryBody,
-        response: { 202: SentSummaryEnvelope, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+        response: { 202: SentSummaryEnvelope, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
       },
     },
     async (request, reply) => {
