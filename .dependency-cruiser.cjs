@@ -19,7 +19,7 @@ const FEATURE_FLOORS = {
     ['auth', 'store'],
     ['chain', 'history', 'keys', 'patients', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
     ['clinics', 'export', 'follow-ups', 'plan-edit', 'processing', 'sections', 'settings'],
-    ['prontuario', 'record', 'upload'],
+    ['owner-summary', 'prontuario', 'record', 'upload'],
     ['live'],
     ['erasure', 'recording'],
     ['retry'],

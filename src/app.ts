@@ -2,6 +2,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { flowApi, flowApiDescription } from './flow/flow.api.ts';
 import { createFlowModule } from './flow/flow.module.ts';
+import type { CrmLinkService } from './flow/messages/crm-link.service.ts';
+import type { CrmLink } from './notes/crm-link.ts';
 import { notesApi, notesApiDescription } from './notes/notes.api.ts';
 import { createNotesModule, type NotesProviders } from './notes/notes.module.ts';
 import type { Config } from './platform/config.ts';
@@ -60,8 +62,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Every port's adapter is chosen in one place (providers/adapters.ts); tests may swap some.
   const adapters = configuredAdapters(config, logger);
   const providers = overrides.notesProviders ? { drafter: null, ...overrides.notesProviders } : adapters;
-  const notesModule = createNotesModule(config, database, jobs, logger, { ...providers, storage: adapters.storage });
+  // The CRM tree first: the Notes tree sends owner summaries through its side of a clinic's link.
   const flowModule = createFlowModule(config, database, jobs, overrides.messagingProvider ?? adapters.messaging);
+  const notesModule = createNotesModule(config, database, jobs, logger, {
+    ...providers,
+    storage: adapters.storage,
+    grounding: adapters.grounding,
+    crmLink: notesCrmLink(flowModule.services.crmLink),
+  });
   // What both trees and the platform keep only for a while, pruned daily (docs/privacy.md).
   jobs.register(retentionJob(retentionTasks(config, database, adapters.storage)));
   for (const definition of overrides.jobs ?? []) jobs.register(definition);
@@ -174,4 +182,21 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     }
   }
   return app;
+}
+
+/**
+ * The Notes tree's CRM link port over the CRM tree's service: a token becomes the key it names on
+ * each send (a revoked key sends nothing: null), and the queued message is reduced to its ids.
+ */
+function notesCrmLink(crm: CrmLinkService): CrmLink {
+  return {
+    describeKey: (token) => crm.describeKey(token),
+    async sendToTutor(token, recipient, message, idempotencyKey, origin) {
+      const key = await crm.describeKey(token);
+      if (!key) return null;
+      const queued = await crm.sendToTutor(key, recipient, message, idempotencyKey, origin);
+      return { id: queued.body.id, contactId: queued.body.contact_id, chatId: queued.body.chat_id, replayed: queued.replayed };
+    },
+    messageStatus: (messageId) => crm.messageStatus(messageId),
+  };
 }

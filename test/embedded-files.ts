@@ -42,4 +42,7 @@ export const EMBEDDED_FILES = [
   'test/platform/cache-invalidation.test.ts',
   'test/notes/processing.test.ts',
   'test/notes/webhooks-key.test.ts',
+  // The owner summary's whole path: a CRM message job and the Notes job that watches it (re-sent
+  // with a start delay, under a row lock), the sealed CRM token, the idempotent send.
+  'test/notes/owner-summary-journey.test.ts',
 ];

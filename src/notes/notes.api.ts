@@ -10,6 +10,7 @@ import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
 import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
+import { summaryRoutes } from './owner-summary/summary.routes.ts';
 import { patientRoutes } from './patients/patients.routes.ts';
 import { planEditRoutes } from './plan-edit/plan-edit.routes.ts';
 import { prontuarioRoutes } from './prontuario/prontuario.routes.ts';
@@ -157,6 +158,7 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(templateRoutes, { templates: services.templates });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(recordRoutes, { record: services.record });
+  await app.register(summaryRoutes, { summaries: services.summaries, sender: services.summarySender });
   await app.register(historyRoutes, { history: services.history });
   await app.register(audioRoutes, { audio: services.audio });
   await app.register(erasureRoutes, { erasure: services.erasure });

@@ -3,11 +3,12 @@ import type { Database } from '../platform/db/client.ts';
 import { idempotency } from '../platform/db/idempotency.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { Drafter } from '../providers/drafting/port.ts';
+import type { Drafter, GroundingCheck } from '../providers/drafting/port.ts';
 import type { Sectioner } from '../providers/sectioning/port.ts';
 import type { AudioStorage } from '../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../providers/transcription/port.ts';
 import { KeyAuthenticator } from './auth/key-authenticator.ts';
+import type { CrmLink } from './crm-link.ts';
 import { type ErasureService, erasureService } from './erasure/erasure.service.ts';
 import { ErasureLogKeys } from './erasure/erasure-log-key.ts';
 import { purgeFilesJob } from './erasure/purge-files.ts';
@@ -18,6 +19,9 @@ import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
+import { deliveryWatchJob } from './owner-summary/delivery-watch.job.ts';
+import { type SendSummaryService, sendSummaryService } from './owner-summary/send-summary.service.ts';
+import { type SummaryService, summaryService } from './owner-summary/summary.service.ts';
 import { type PatientsService, patientsService } from './patients/patients.service.ts';
 import { type PlanEditService, planEditService } from './plan-edit/plan-edit.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
@@ -74,6 +78,8 @@ export interface NotesServices {
   readonly audio: AudioService;
   readonly live: LiveService;
   readonly erasure: ErasureService;
+  readonly summaries: SummaryService;
+  readonly summarySender: SendSummaryService;
 }
 
 /** The ports note processing uses (src/providers/adapters.ts chooses their adapters). */
@@ -87,6 +93,10 @@ export interface NotesProviders {
 /** Every port the Notes tree uses, given by the composition root. */
 export interface NotesPorts extends NotesProviders {
   storage: AudioStorage;
+  /** The drafting grounding check: owner summaries pass it with or without a drafter. */
+  grounding: GroundingCheck;
+  /** The CRM tree's side of a clinic's link to a workspace (built first by the composition root). */
+  crmLink: CrmLink;
 }
 
 /** Notes keys looked up by hash are cached this long per process (revocations empty it at once). */
@@ -99,7 +109,7 @@ const KEY_CACHE_TTL_MS = 3_000;
  */
 export function createNotesModule(config: Config, database: Database, jobs: JobQueue, logger: Logger, ports: NotesPorts): NotesModule {
   const db = database.db;
-  const { storage, ...providers } = ports;
+  const { storage, grounding, crmLink, ...providers } = ports;
   const tempDirs = notesTempDirs(config);
   const webhooks = createWebhooksModule(config, database, jobs, logger);
   // Webhook deliveries, and the sweep that re-queues overdue ones (notes/webhooks/).
@@ -140,6 +150,9 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
   const built = liveCaptureJobs({ config, db, jobs, storage, transcriber: measured.transcriber, events: webhooks.noteEvents, transcribe });
   const liveJobs = { part: jobs.register(built.part), join: jobs.register(built.join), idle: jobs.register(built.idle) };
 
+  // Follows a sent owner summary's CRM message to its outcome (notes/owner-summary/).
+  const watch = jobs.register(deliveryWatchJob({ db, jobs, crmLink, outbox: webhooks.outbox }));
+
   const idempotent = idempotency(db);
   const authenticator = new KeyAuthenticator(db, KEY_CACHE_TTL_MS);
   const usage = new UsageRecorder(db, logger);
@@ -163,7 +176,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     planEdit: planEditService({ db }),
     followUps: followUpsService({ db }),
     patients: patientsService({ db }),
-    settings: settingsService({ db }),
+    settings: settingsService({ db, crmLink, secrets: webhooks.secrets }),
     templates: templatesService({ db }),
     webhooks: webhooksService({ db, webhooks }),
     record: recordService({ db, events: webhooks.noteEvents, publicBaseUrl: config.PUBLIC_BASE_URL }),
@@ -181,6 +194,8 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       clinicalAvailable: Boolean(providers.drafter),
     }),
     erasure: erasureService({ db, jobs, purge, storage, tempDirs, logger, erasureLog }),
+    summaries: summaryService({ db, drafter: providers.drafter ?? null, grounding }),
+    summarySender: sendSummaryService({ db, crmLink, secrets: webhooks.secrets, jobs, watch }),
   };
   const tempFiles = new TempFileSweeper(tempDirs, staleTempSeconds(config), logger);
   return { storage, webhooks, authenticator, usage, erasureLog, tempFiles, services };

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { ungroundedTokens } from './drafting/grounding/check.ts';
 import { createOpenAiDrafter } from './drafting/openai.ts';
-import type { Drafter } from './drafting/port.ts';
+import type { Drafter, GroundingCheck } from './drafting/port.ts';
 import type { MessagingProvider } from './messaging/port.ts';
 import { createRecordProvider } from './messaging/record.ts';
 import { createWebhookProvider } from './messaging/webhook.ts';
@@ -31,6 +32,8 @@ export interface Adapters {
   readonly drafter: Drafter | null;
   readonly storage: AudioStorage;
   readonly messaging: MessagingProvider;
+  /** The drafting grounding check, which owner summaries pass whether or not a drafter is configured. */
+  readonly grounding: GroundingCheck;
 }
 
 export function configuredAdapters(config: Config, logger?: Pick<Logger, 'warn'>): Adapters {
@@ -40,6 +43,7 @@ export function configuredAdapters(config: Config, logger?: Pick<Logger, 'warn'>
     drafter: drafterFor(config),
     storage: storageFor(config),
     messaging: messagingFor(config),
+    grounding: ungroundedTokens,
   };
 }
 

@@ -159,6 +159,8 @@ describe('Notes API tenant isolation', () => {
     [`PATCH ${PREFIX}/templates/:id`]: { payload: { name: 'taken over' } },
     [`POST ${PREFIX}/notes/:id/complete`]: { payload: { parts: 1 } },
     [`PUT ${PREFIX}/notes/:id/plan`]: { payload: { medications: [], exams: [], vaccines: [], follow_ups: [] } },
+    [`PUT ${PREFIX}/notes/:id/owner_summary`]: { payload: { text: 'Olá!' } },
+    [`POST ${PREFIX}/notes/:id/owner_summary/approve`]: { payload: { approved_by: { name: 'Outra', license: 'CRMV-SP 1' } } },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);

@@ -62,9 +62,15 @@ const needles = (c: Canaries) => Object.values(c);
 
 /** Uploads through the API with an Idempotency-Key (its stored answer names the patient). */
 const upload = (key: string, c: Canaries, name = c.name): Promise<string> =>
-  uploadNote(app, key, { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }] }, 'consultation.mp3', {
-    'idempotency-key': `upload-${Math.random().toString(16).slice(2)}`,
-  });
+  uploadNote(
+    app,
+    key,
+    { name, external_id: c.externalId, metadata: [{ key: 'tutor', value: c.tutor }], tutor: { name: c.tutor, external_id: c.externalId } },
+    'consultation.mp3',
+    {
+      'idempotency-key': `upload-${Math.random().toString(16).slice(2)}`,
+    },
+  );
 
 /** A completed note of the patient with an edited section (a section version, a history event). */
 async function completedNote(c: Canaries, key = clinic.editor): Promise<string> {
@@ -77,6 +83,9 @@ async function completedNote(c: Canaries, key = clinic.editor): Promise<string> 
     order: section.order,
   });
   expect(edited.statusCode, edited.body).toBe(200);
+  // An owner summary (it greets the tutor and names the patient): erased with the note.
+  const summary = await call('POST', `/notes/${id}/owner_summary`, key, {});
+  expect(summary.statusCode, summary.body).toBe(201);
   return id;
 }
 
@@ -145,7 +154,13 @@ async function expectNothingLeft(ids: string[], c: Canaries): Promise<void> {
     );
     expect(left!.n, table).toBe(0);
   }
-  for (const table of ['note_retries', 'note_transcript_chunks', 'note_follow_ups']) {
+  for (const table of [
+    'note_retries',
+    'note_transcript_chunks',
+    'note_follow_ups',
+    'note_owner_summaries',
+    'note_owner_summary_deliveries',
+  ]) {
     const [left] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from ${sql.raw(table)} where note_id in (${list})`);
     expect(left!.n, table).toBe(0);
   }
@@ -272,6 +287,8 @@ describe('DELETE /notes/{id}', () => {
       [`DELETE ${PREFIX}/notes/:id`]: { reason: 'again' },
       [`POST ${PREFIX}/notes/:id/complete`]: { parts: 1 },
       [`PUT ${PREFIX}/notes/:id/plan`]: { medications: [], exams: [], vaccines: [], follow_ups: [] },
+      [`PUT ${PREFIX}/notes/:id/owner_summary`]: { text: 'Olá!' },
+      [`POST ${PREFIX}/notes/:id/owner_summary/approve`]: { approved_by: SIGNER },
     };
     const noteRoutes = notesRoutes(app).filter((route) => /\/notes\/:(id|noteId)(\/|$)/.test(route.url));
     expect(noteRoutes.length).toBeGreaterThanOrEqual(10);

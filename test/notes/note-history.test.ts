@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../helpers/app.ts';
+import { makeKey, makeWorkspace } from '../helpers/crm.ts';
 import { putPart } from '../helpers/live-notes.ts';
 import { createClinicWithKeys, notesRoutes, PREFIX, routeLabel } from '../helpers/notes.ts';
 import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers/uploads.ts';
@@ -8,7 +9,8 @@ import { fixture, multipartBody, uploadNote, waitUntilSettled } from '../helpers
 // the routes are read from the app itself, so a write route added later without an event (or
 // without a recipe here) fails this file. Exports and audio fetches are recorded too.
 
-const { app, db } = await createTestApp({ startWorkers: true });
+const t = await createTestApp({ startWorkers: true });
+const { app, db } = t;
 const clinic = await createClinicWithKeys(db.database);
 
 const ANA = { name: 'Dra. Ana Souza', license: 'CRMV-SP 12345' };
@@ -40,7 +42,63 @@ interface Recipe {
   status: number;
 }
 
+/** A signed note with an owner summary (approved when asked), for the summary's write routes. */
+async function summarised(name: string, approve = false): Promise<string> {
+  const noteId = await settled(name);
+  const call = (url: string, payload: object) =>
+    app.inject({ method: 'POST', url: `${PREFIX}/notes/${noteId}${url}`, headers: { 'x-api-key': clinic.editor }, payload });
+  await call('/sign', { signed_by: ANA, acknowledge_flags: true });
+  expect((await call('/owner_summary', {})).statusCode).toBe(201);
+  if (approve) expect((await call('/owner_summary/approve', { approved_by: ANA })).statusCode).toBe(200);
+  return noteId;
+}
+
 const recipes: Record<string, Recipe> = {
+  [`POST ${PREFIX}/notes/:id/owner_summary`]: {
+    event: 'owner_summary_created',
+    status: 201,
+    async prepare() {
+      const noteId = await settled('Resumo');
+      return { noteId, url: `${PREFIX}/notes/${noteId}/owner_summary`, payload: { style: 'standard' } };
+    },
+  },
+  [`PUT ${PREFIX}/notes/:id/owner_summary`]: {
+    event: 'owner_summary_edited',
+    status: 200,
+    async prepare() {
+      const noteId = await summarised('Resumo editado');
+      return { noteId, url: `${PREFIX}/notes/${noteId}/owner_summary`, payload: { text: 'Olá! Dúvidas? Responda esta mensagem.' } };
+    },
+  },
+  [`POST ${PREFIX}/notes/:id/owner_summary/approve`]: {
+    event: 'owner_summary_approved',
+    status: 200,
+    async prepare() {
+      const noteId = await summarised('Resumo aprovado');
+      return { noteId, url: `${PREFIX}/notes/${noteId}/owner_summary/approve`, payload: { approved_by: ANA } };
+    },
+  },
+  [`POST ${PREFIX}/notes/:id/owner_summary/send`]: {
+    event: 'owner_summary_sent',
+    status: 202,
+    async prepare() {
+      const workspace = await makeWorkspace(t);
+      const key = await makeKey(t, workspace.workspaceId, ['messages:send', 'contacts:write']);
+      const linked = await app.inject({
+        method: 'PATCH',
+        url: `${PREFIX}/settings`,
+        headers: { 'x-api-key': clinic.admin },
+        payload: { crm_link: { token: key.token } },
+      });
+      expect(linked.statusCode, linked.body).toBe(200);
+      const noteId = await summarised('Resumo enviado', true);
+      return {
+        noteId,
+        url: `${PREFIX}/notes/${noteId}/owner_summary/send`,
+        payload: { contact: { name: 'Lia Souza', phone: '31 98888-1111' } },
+      };
+    },
+  },
   [`POST ${PREFIX}/notes`]: {
     event: 'created',
     status: 201,

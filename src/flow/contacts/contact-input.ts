@@ -1,8 +1,8 @@
 import { AppError } from '../../platform/errors.ts';
+import { normalizePhone } from '../../platform/phone.ts';
 import { parseInput } from '../http/parse-input.ts';
 import { type ContactUpsert, ContactUpsertBody } from './contact.schemas.ts';
 import type { ContactFields } from './contacts.repo.ts';
-import { normalizePhone } from './phone.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

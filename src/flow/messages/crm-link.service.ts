@@ -12,6 +12,7 @@ import { callerOfKey } from '../keys/key-caller.ts';
 import type { CrmScope } from '../keys/scopes.ts';
 import { hashToken, isWellFormedToken } from '../keys/token.ts';
 import type { QueuedMessageBody, SendMessage } from './message.schemas.ts';
+import { findMessageStatus } from './messages.repo.ts';
 import type { MessagesService } from './messages.service.ts';
 
 // What another part of the deployment (the Notes API, for a clinic linked to a CRM workspace) may do
@@ -98,9 +99,14 @@ async function contactOf(
   return contact.id;
 }
 
+/** How a message the link queued is doing: `queued`, `sent` (and when) or `failed`; undefined when gone. */
+async function messageStatus(deps: CrmLinkDeps, messageId: string) {
+  return findMessageStatus(messageId, deps.db);
+}
+
 /** The CRM side of a clinic's link to a workspace, bound once. */
 export function crmLinkService(deps: CrmLinkDeps) {
-  return bindService(deps, { describeKey, sendToTutor });
+  return bindService(deps, { describeKey, sendToTutor, messageStatus });
 }
 
 export type CrmLinkService = ReturnType<typeof crmLinkService>;

@@ -49,3 +49,14 @@ export async function markMessage(
     .returning({ id: chatMessages.id });
   return rows.length > 0;
 }
+
+/** A message's delivery state (what the Notes API's delivery watch follows); undefined when there is none or its contact was erased. */
+export async function findMessageStatus(id: string, db: Db): Promise<Pick<ChatMessageRow, 'status' | 'sentAt'> | undefined> {
+  const [row] = await db
+    .select({ status: chatMessages.status, sentAt: chatMessages.sentAt })
+    .from(chatMessages)
+    .innerJoin(chats, eq(chats.id, chatMessages.chatId))
+    .innerJoin(contacts, eq(contacts.id, chats.contactId))
+    .where(and(eq(chatMessages.id, id), isNull(contacts.erasedAt)));
+  return row;
+}

@@ -29,10 +29,11 @@ export async function settingsRoutes(app: AppInstance, { settings }: { settings:
         operationId: 'updateSettings',
         summary: "Change your clinic's Notes settings (administrator)",
         description:
-          'Only the settings sent change; an unknown setting is refused with 422. Notes already made keep what they were made with.',
+          'Only the settings sent change; an unknown setting is refused with 422. Notes already made keep what they were made with. ' +
+          '`crm_link` stores a CRM key encrypted (503 `WEBHOOK_KEY_MISSING` on a server without its encryption key).',
         tags,
         body: SettingsPatchBody,
-        response: { 200: SettingsEnvelope, ...errorResponses(400, 401, 403, 422, 429) },
+        response: { 200: SettingsEnvelope, ...errorResponses(400, 401, 403, 422, 429, 503) },
       },
     },
     async (request) => ({ status: 'success' as const, data: await settings.update(notesCallerOf(request), request.body) }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReferenceRangesPatchSchema, ReferenceRangesSchema } from '../vitals/reference-ranges.schemas.ts';
+import { CrmLinkPatchSchema, CrmLinkSchema, OwnerSummaryTemplateSchema } from './crm-link.schemas.ts';
 import { DrugNamesSchema, TimezoneSchema } from './plan-settings.schemas.ts';
 
 const AudioRetentionDays = z
@@ -63,6 +64,8 @@ export const SettingsSchema = z
     }),
     timezone: z.string().meta({ description: TimezoneSchema.meta()?.description }),
     drug_names: z.array(z.string()).meta({ description: DrugNamesSchema.meta()?.description }),
+    crm_link: CrmLinkSchema,
+    owner_summary_template: OwnerSummaryTemplateSchema,
   })
   .meta({ id: 'NotesSettings', description: "The clinic's Notes settings; each has a default until an administrator changes it" });
 
@@ -79,6 +82,8 @@ export const SettingsPatchBody = z
       .meta({ description: 'Replaces the whole profile (lines left out become null); null removes it' }),
     timezone: TimezoneSchema.optional(),
     drug_names: DrugNamesSchema.optional(),
+    crm_link: CrmLinkPatchSchema.optional(),
+    owner_summary_template: OwnerSummaryTemplateSchema.optional(),
   })
   .meta({ id: 'NotesSettingsUpdate' });
 

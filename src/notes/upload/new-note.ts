@@ -129,6 +129,9 @@ export async function createNewNote<Extra extends object = Record<never, never>>
           template,
           // Else the clinic's day, by the same zone database that validated its `timezone` setting.
           visitDate: metadata.visit_date ?? dayIn(await clinicTimezone(caller.clinicId, tx), new Date()),
+          tutor: metadata.tutor
+            ? { name: metadata.tutor.name ?? null, phone: metadata.tutor.phone ?? null, external_id: metadata.tutor.external_id ?? null }
+            : null,
           ...request.audio(),
         },
         tx,

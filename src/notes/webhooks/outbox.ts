@@ -7,7 +7,7 @@ import { type DeliveryRow, insertDeliveries, insertEvent } from './deliveries.re
 import { subscribedEndpoints } from './endpoints.repo.ts';
 
 /** Events an endpoint can subscribe to; `webhook.test` is sent on request only. */
-export const WEBHOOK_EVENT_TYPES = ['note.completed', 'note.failed', 'note.signed', 'note.amended'] as const;
+export const WEBHOOK_EVENT_TYPES = ['note.completed', 'note.failed', 'note.signed', 'note.amended', 'note.owner_summary_sent'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const TEST_EVENT_TYPE = 'webhook.test';
 

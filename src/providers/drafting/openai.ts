@@ -9,8 +9,16 @@ import { z } from 'zod';
 import { errorCodes, type ProviderResponse, postChatCompletion, serverMessage, statusError } from '../http.ts';
 import { ProviderError } from '../provider-error.ts';
 import { numberedLines, renderLines } from './lines.ts';
-import { BASE_SECTIONS, type Drafter, type DraftingInput, type DraftOutcome, type TemplateSection } from './port.ts';
-import { draftJsonSchema, previousVisitBlock, systemPrompt } from './prompt.ts';
+import {
+  BASE_SECTIONS,
+  type Drafter,
+  type DraftingInput,
+  type DraftOutcome,
+  type RewriteInput,
+  type RewriteOutcome,
+  type TemplateSection,
+} from './port.ts';
+import { draftJsonSchema, previousVisitBlock, rewritePrompt, systemPrompt } from './prompt.ts';
 import { invalidDraft, reviewDraft, unavailableDraft } from './review.ts';
 
 export interface OpenAiDrafterOptions {
@@ -101,8 +109,30 @@ export function createOpenAiDrafter(options: OpenAiDrafterOptions): Drafter {
     }
   }
 
+  /** One exchange in JSON mode: `{"text": "..."}`; no retry (the caller falls back to the text it has). */
+  async function rewrite(input: RewriteInput, signal: AbortSignal): Promise<RewriteOutcome> {
+    try {
+      const response = await postChatCompletion(
+        { ...options, system: rewritePrompt(input.instructions), user: input.text, jsonSchema: null },
+        signal,
+        { codes, serverName },
+      );
+      if (response.status < 200 || response.status >= 300) throw statusError(response, { codes, serverName, secrets });
+      const answer = readAnswer(response.body);
+      if ('refused' in answer) return { ok: false, code: 'DRAFTING_INVALID', message: 'the model refused' };
+      if ('invalid' in answer) return { ok: false, code: 'DRAFTING_INVALID', message: answer.invalid };
+      const text = (answer.content as { text?: unknown } | null)?.text;
+      if (typeof text !== 'string' || text.trim() === '') return { ok: false, code: 'DRAFTING_INVALID', message: 'no text in the answer' };
+      return { ok: true, text: text.trim() };
+    } catch (error) {
+      if (signal.aborted || !(error instanceof ProviderError)) throw error;
+      return { ok: false, code: error.code, message: describe(error, null) };
+    }
+  }
+
   return {
     name: 'openai',
+    rewrite,
     async draft(input: DraftingInput, signal: AbortSignal): Promise<DraftOutcome> {
       const lines = numberedLines(input);
       if (lines.length === 0) return { ok: true, sections: [], flags: [] };

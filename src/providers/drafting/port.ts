@@ -104,8 +104,28 @@ export type DraftOutcome =
    */
   | { ok: false; code: string; message: string; flags: ReviewFlag[] };
 
+/** A text to put in plain words for a lay reader (the owner summary), keeping every fact as it is. */
+export interface RewriteInput {
+  text: string;
+  /** What the rewrite must keep (a length bound, the facts it may not change). */
+  instructions: string;
+}
+
+export type RewriteOutcome = { ok: true; text: string } | { ok: false; code: string; message: string };
+
+/**
+ * The grounding check (grounding/check.ts) as a port: what `text` states — numbers, doses, units,
+ * frequencies, durations, drugs, sides — that `source` does not say, as `text` wrote it, once each.
+ */
+export type GroundingCheck = (text: string, source: string) => string[];
+
 export interface Drafter {
   readonly name: string;
+  /**
+   * Rewrites a text in plain words (the owner summary's `plain` style). Never throws for a
+   * misbehaving server; the caller checks the answer's grounding before using it.
+   */
+  rewrite?(input: RewriteInput, signal: AbortSignal): Promise<RewriteOutcome>;
   /**
    * Never throws for a misbehaving model or server (that is a `{ ok: false }` outcome); throws only
    * when `signal` is aborted, so the job can hand the note to another worker.

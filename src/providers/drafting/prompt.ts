@@ -101,3 +101,13 @@ export function draftJsonSchema(sections: readonly TemplateSection[]) {
     },
   };
 }
+
+/** The system prompt of a plain-language rewrite (the owner summary): facts kept exactly, JSON out. */
+export function rewritePrompt(instructions: string): string {
+  return [
+    'Você reescreve, em português do Brasil, mensagens de uma clínica veterinária para o tutor do animal, em palavras simples.',
+    'Mantenha exatamente cada número, dose, unidade, frequência, duração, medicamento, lado do corpo e data; não acrescente nenhum.',
+    instructions,
+    'Responda somente com JSON: {"text": "<a mensagem reescrita>"}.',
+  ].join('\n');
+}

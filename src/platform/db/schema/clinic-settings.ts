@@ -30,6 +30,13 @@ export const clinicSettings = pgTable('clinic_settings', {
    * phone, crmv_registration}` as `PATCH /settings` validated it; null until an administrator sets it.
    */
   clinicProfile: jsonb('clinic_profile').$type<StoredClinicProfile | null>(),
+  /**
+   * The CRM workspace the clinic sends owner summaries through: one of its CRM keys, sealed like
+   * webhook secrets (the clinic id as additional data), with what may be shown of it. Null = unlinked.
+   */
+  crmLink: jsonb('crm_link').$type<StoredCrmLink | null>(),
+  /** The WhatsApp template owner summaries are sent in (`{name, language}`); null = free-form. */
+  ownerSummaryTemplate: jsonb('owner_summary_template').$type<{ name: string; language: string } | null>(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -39,4 +46,13 @@ export interface StoredClinicProfile {
   address: string | null;
   phone: string | null;
   crmv_registration: string | null;
+}
+
+export interface StoredCrmLink {
+  /** The CRM token, sealed (notes/webhooks/secrets.ts SecretBox); never shown again. */
+  sealed_token: string;
+  key_id: string;
+  key_prefix: string;
+  workspace_id: string;
+  workspace_name: string;
 }

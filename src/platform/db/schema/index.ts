@@ -22,6 +22,7 @@ export * from './note-follow-ups.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
 export * from './note-name-words.ts';
+export * from './note-owner-summaries.ts';
 export * from './note-parts.ts';
 export * from './note-renders.ts';
 export * from './note-retries.ts';

@@ -17,6 +17,11 @@ export const NOTE_HISTORY_EVENTS = [
   'exported',
   'audio_fetched',
   'audio_deleted',
+  // the owner summary (notes/owner-summary/): a version written, edited, approved (with its hash), sent
+  'owner_summary_created',
+  'owner_summary_edited',
+  'owner_summary_approved',
+  'owner_summary_sent',
 ] as const;
 export type NoteHistoryEvent = (typeof NOTE_HISTORY_EVENTS)[number];
 

@@ -79,6 +79,11 @@ export const notes = pgTable(
      * day the note was created in the clinic's time zone. Follow-ups' due dates count from it.
      */
     visitDate: date('visit_date', { mode: 'string' }),
+    /**
+     * The animal's tutor as the upload / live body named them (notes/owner-summary/): whom the
+     * owner summary greets and is sent to. Personal data: it goes with the note when erased.
+     */
+    tutor: jsonb('tutor').$type<StoredTutor | null>(),
     /** Times a worker has taken this note (a crash-looping note is failed after a bound). */
     attempts: integer('attempts').notNull().default(0),
     processingStartedAt: timestamp('processing_started_at', { withTimezone: true }),
@@ -142,6 +147,13 @@ export interface StoredPlan {
   exams: Record<string, unknown>[];
   vaccines: Record<string, unknown>[];
   follow_ups: Record<string, unknown>[];
+}
+
+/** The tutor of a note; each field null when not given. `phone` is E.164 (src/platform/phone.ts). */
+export interface StoredTutor {
+  name: string | null;
+  phone: string | null;
+  external_id: string | null;
 }
 
 /** A vital as the API shows it (src/notes/store/vitals.schemas.ts Vital). */
