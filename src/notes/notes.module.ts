@@ -17,6 +17,7 @@ import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
+import { clinicShares } from './processing/clinic-share.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
@@ -108,6 +109,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
       retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
       concurrency: config.TRANSCRIPTION_CONCURRENCY,
+      shares: clinicShares(config),
       events: webhooks.noteEvents,
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,

@@ -18,6 +18,7 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { clinicShare } from '../processing/clinic-share.ts';
 import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
@@ -130,7 +131,8 @@ export async function createNewNote<Extra extends object = Record<never, never>>
         tx,
       );
       const { definition, startAfter } = request.job;
-      await deps.jobs.send(definition, { noteId: note.id }, startAfter === undefined ? { tx } : { tx, startAfter });
+      const share = clinicShare(caller.clinicId);
+      await deps.jobs.send(definition, { noteId: note.id }, startAfter === undefined ? { tx, ...share } : { tx, startAfter, ...share });
       await recordNoteEvent(tx, note.id, 'created', caller, request.eventDetails);
       const data = {
         id: note.id,
