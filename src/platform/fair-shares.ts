@@ -6,12 +6,13 @@ import { sql } from './db/drizzle.ts';
  * jobs, the clinic), built on pg-boss's own ordering and group limit:
  *
  * - **Turns.** pg-boss takes the waiting job of highest `priority`, the oldest first among equals.
- *   A job is sent with the priority of its group's next *round*: one past the group's last waiting
- *   job, and never before the round being served now (the earliest round any due job waits in). A
- *   group with nothing waiting therefore joins the current round, behind at most one job of each
- *   other group; a group that sent 300 jobs holds rounds r..r+299 and takes one turn per round.
- *   Rounds are read from the waiting jobs themselves, so nothing else is stored and a job that ran
- *   leaves no trace to correct.
+ *   A job is sent with the priority of its group's next *round*: one past the group's last job
+ *   still waiting or running, and never before the round being served now (the latest round
+ *   running, or just before the earliest round waiting). A group with nothing in the queue
+ *   therefore joins the current round, behind at most one job of each other group, and ahead of
+ *   the next job of a group whose turn is running; a group that sent 300 jobs holds rounds
+ *   r..r+299 and takes one turn per round. Rounds are read from the queue's jobs themselves (those
+ *   running and those due), so nothing else is stored and a job that ended leaves nothing to correct.
  * - **Ahead of its group.** An `ahead` job (a live capture's: the vet is waiting) runs its own
  *   sequence of rounds, in the half-round before the same round's other jobs.
  * - **A cap.** `maxPerGroup` jobs of one group active at once, across every process: pg-boss's
@@ -34,16 +35,17 @@ const JOBS = sql.raw('pgboss.job');
 export async function fairPriority(queue: string, group: string, ahead: boolean, db: Db): Promise<number> {
   const lane = ahead ? 0 : 1;
   const result = (await db.execute(sql`
-    with due as (
-      select priority, group_id from ${JOBS}
-      where name = ${queue} and state < 'active' and not blocked and start_after <= now()
+    with current as (
+      select (-priority) / 2 as round, (-priority) % 2 as lane, group_id, state = 'active' as running from ${JOBS}
+      where name = ${queue} and (state = 'active' or (state < 'active' and not blocked and start_after <= now()))
     )
-    select (greatest(
-      coalesce((select min((-priority) / 2) from due), 0) - 1,
-      coalesce((select max((-priority) / 2) from due where group_id = ${group} and (-priority) % 2 = ${lane}), -1)
-    ) + 1)::int as round`)) as unknown as { rows: { round: number }[] };
-  const round = Number(result.rows[0]!.round);
-  return -(2 * round + lane);
+    select greatest(
+      0,
+      (select max(round) from current where running),
+      (select min(round) - 1 from current where not running),
+      (select max(round) + 1 from current where group_id = ${group} and lane = ${lane})
+    )::int as round`)) as unknown as { rows: { round: number }[] };
+  return -(2 * Number(result.rows[0]!.round) + lane);
 }
 
 /** A job given back waits this long before it may be fetched again (see below). */
