@@ -17,8 +17,8 @@ import { sql } from './db/drizzle.ts';
  *   sequence of rounds, in the half-round before the same round's other jobs.
  * - **A cap.** `maxPerGroup` jobs of one group active at once, across every process: pg-boss's
  *   `groupConcurrency` leaves a group at its cap out of the fetch. Two fetches in the same instant
- *   each count the other's claims as not yet made, so a handler first checks the cap again under a
- *   lock of its group ({@link backOffBeyondShare}) and gives the job back when one too many started.
+ *   each count the other's claims as not yet made, so a handler first checks the cap again once its
+ *   claim is committed ({@link backOffBeyondShare}) and gives the job back when one too many started.
  */
 export interface FairShares {
   /** Jobs of one group active at once, counted across every worker process. */
@@ -54,9 +54,10 @@ const BACK_OFF_SECONDS = 2;
 /**
  * Called as a job of `group` starts, before its handler: when more than `maxPerGroup` jobs of the
  * group are active (two processes fetched in the same instant), gives this one back to the queue
- * and answers true; its handler must not run. Checked under a lock of the group, one job at a time,
- * and only jobs that passed this check keep running: each saw at most `maxPerGroup` active jobs,
- * itself and every earlier one still running among them, so the running ones never exceed the cap.
+ * and answers true; its handler must not run. One statement, no lock: a job that goes on saw at most
+ * `maxPerGroup` active jobs after its own claim committed, and every job already going on is among
+ * them (it stays active while it runs), so the jobs going on never exceed the cap. Jobs that check
+ * in the same instant may all give themselves back; they are fetched again a moment later.
  *
  * The job goes back as pg-boss gives back a job it fetched beyond a local limit (state created,
  * `started_on` cleared, so the next claim spends no retry), due a moment later: pg-boss settles the
@@ -70,14 +71,11 @@ export async function backOffBeyondShare(
   shares: FairShares,
   db: Db,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`fair-share:${queue}`}), hashtext(${group}))`);
-    const result = (await tx.execute(sql`
-      update ${JOBS} set state = 'created', started_on = null, heartbeat_on = null,
-        start_after = now() + make_interval(secs => ${BACK_OFF_SECONDS})
-      where name = ${queue} and id = ${job.id} and state = 'active' and retry_count = ${job.retryCount}
-        and (select count(*) from ${JOBS} where name = ${queue} and state = 'active' and group_id = ${group}) > ${shares.maxPerGroup}
-      returning id`)) as unknown as { rows: unknown[] };
-    return result.rows.length > 0;
-  });
+  const result = (await db.execute(sql`
+    update ${JOBS} set state = 'created', started_on = null, heartbeat_on = null,
+      start_after = now() + make_interval(secs => ${BACK_OFF_SECONDS})
+    where name = ${queue} and id = ${job.id} and state = 'active' and retry_count = ${job.retryCount}
+      and (select count(*) from ${JOBS} where name = ${queue} and state = 'active' and group_id = ${group}) > ${shares.maxPerGroup}
+    returning id`)) as unknown as { rows: unknown[] };
+  return result.rows.length > 0;
 }
