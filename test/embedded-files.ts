@@ -35,9 +35,11 @@ export const EMBEDDED_FILES = [
   'test/notes/live-quota.test.ts',
   'test/notes/erasure-log-key.test.ts',
   // The queue and the notifications: pg-boss's PGlite backend, cache invalidation without LISTEN
-  // across processes, and the note pipeline that runs on them.
+  // across processes, and the note pipeline that runs on them (its fair shares too: pg-boss's group
+  // limit and priorities, and the rounds read from its rows).
   'test/platform/jobs.test.ts',
   'test/platform/cache-invalidation.test.ts',
   'test/notes/processing.test.ts',
+  'test/notes/fair-processing.test.ts',
   'test/notes/webhooks-key.test.ts',
 ];
