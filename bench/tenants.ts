@@ -1,5 +1,5 @@
-// Many clinics on one worker (docs/benchmarks.md, "Tenants"): one clinic uploads FLOOD notes and
-// QUIET other clinics one each, all at once, on one ROLE=all process whose transcription server
+// Many clinics on one worker (docs/benchmarks.md, "Tenants"): one clinic uploads its backlog of
+// FLOOD notes, then QUIET other clinics one each, all at once, on one ROLE=all process whose transcription server
 // answers after a fixed latency per second of audio (the fake speech server). Measured:
 // - each quiet clinic's note, upload → completed, against the same note alone on the idle system
 //   (median of IDLE_RUNS), as p99 over the quiet clinics (PROCESSING_ORDER=fair);
@@ -114,14 +114,14 @@ export async function runTenantsBench(options: TenantsBenchOptions) {
             const ids = await uploadAll(baseUrl, [quietKeys[i % quietKeys.length]!]);
             idle.push((await waitCompleted(database, ids)).times[0]!.ms);
           }
-          progress(`tenants (${order}): ${options.floodNotes} notes of one clinic and ${quietKeys.length} of others, at once`);
-          const [floodIds, quietIds] = await Promise.all([
-            uploadAll(
-              baseUrl,
-              Array.from({ length: options.floodNotes }, () => floodKey!),
-            ),
-            Promise.all(quietKeys.map((key) => upload(baseUrl, key, audio))),
-          ]);
+          progress(`tenants (${order}): ${options.floodNotes} notes of one clinic, then one of each of ${quietKeys.length} others at once`);
+          // The backlog is in the queue first (the clinic that uploads 300 recordings at 9:00), then
+          // the other clinics' consultations arrive together while it drains.
+          const floodIds = await uploadAll(
+            baseUrl,
+            Array.from({ length: options.floodNotes }, () => floodKey!),
+          );
+          const quietIds = await Promise.all(quietKeys.map((key) => upload(baseUrl, key, audio)));
           const floodDone = await waitCompleted(database, floodIds);
           const quietDone = await waitCompleted(database, quietIds);
           return { idleMs: median(idle), quietMs: quietDone.times.map((t) => t.ms), floodTotalMs: floodDone.spanMs };
