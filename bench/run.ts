@@ -180,7 +180,7 @@ async function main() {
       notesPerSlot: settings.tenantsNotesPerSlot,
     });
     printTable(
-      `Tenants (one ROLE=all process; ${settings.tenantsFloodNotes} notes of one clinic and one of each of ${settings.tenantsQuietClinics} others at once, ` +
+      `Tenants (one ROLE=all process; a backlog of ${settings.tenantsFloodNotes} notes of one clinic, then one of each of ${settings.tenantsQuietClinics} others at once, ` +
         `TRANSCRIPTION_CONCURRENCY=${settings.tenantsConcurrency}; ${settings.tenantsAudioSeconds} s m4a notes, fake speech server at ${settings.tenantsMsPerAudioSecond} ms per audio second)`,
       tenants.rows,
     );
