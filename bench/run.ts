@@ -14,12 +14,13 @@ import { runPipelineBench } from './pipeline.ts';
 import { runReadsBench } from './reads.ts';
 import { runRecordBench } from './record.ts';
 import { runSectioningBench } from './sectioning.ts';
+import { runTenantsBench } from './tenants.ts';
 import { runUploadBench } from './upload.ts';
 
 // npm run bench: a fresh Postgres database, a real `node src/main.ts` and bare Fastify baseline
 // processes side by side; every figure is printed next to its baseline from this same run.
 // Benchmarks print, never assert: a non-zero exit means something broke.
-// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [record] [observability] [day]` runs only the sections named (default: all).
+// `node bench/run.ts [idle] [upload] [pipeline] [reads] [contacts] [contacts-sync] [long-audio] [live] [sectioning] [record] [observability] [day] [tenants]` runs only the sections named (default: all).
 
 const SECTIONS = [
   'idle',
@@ -34,6 +35,7 @@ const SECTIONS = [
   'record',
   'observability',
   'day',
+  'tenants',
 ] as const;
 const selected = new Set(process.argv.slice(2));
 for (const name of selected) {
@@ -66,6 +68,12 @@ const settings = {
   daySeconds: Number(process.env.BENCH_DAY_SECONDS ?? 60),
   dayWarmupSeconds: Number(process.env.BENCH_DAY_WARMUP_SECONDS ?? 5),
   dayScale: Number(process.env.BENCH_DAY_SCALE ?? 1),
+  tenantsFloodNotes: Number(process.env.BENCH_TENANTS_FLOOD_NOTES ?? 300),
+  tenantsQuietClinics: Number(process.env.BENCH_TENANTS_QUIET_CLINICS ?? 20),
+  tenantsConcurrency: Number(process.env.BENCH_TENANTS_CONCURRENCY ?? 16),
+  tenantsAudioSeconds: Number(process.env.BENCH_TENANTS_AUDIO_SECONDS ?? 30),
+  tenantsMsPerAudioSecond: Number(process.env.BENCH_TENANTS_MS_PER_AUDIO_SECOND ?? 150),
+  tenantsNotesPerSlot: Number(process.env.BENCH_TENANTS_NOTES_PER_SLOT ?? 4),
   /** How long vetflow idles after the last section before its RSS is read again. */
   settleMs: Number(process.env.BENCH_SETTLE_MS ?? 15_000),
 };
@@ -169,6 +177,32 @@ async function main() {
     for (const { warning, count } of day.warnings) process.stdout.write(`  warning ×${count}: ${warning}\n`);
     if (selected.size === 1) {
       process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, day: day.summary })}\n`);
+      return;
+    }
+  }
+
+  // Many clinics on one worker: its own database and processes, one setting after another.
+  let tenants: Awaited<ReturnType<typeof runTenantsBench>> | undefined;
+  if (runs('tenants')) {
+    tenants = await runTenantsBench({
+      adminUrl: settings.adminUrl,
+      workDir,
+      floodNotes: settings.tenantsFloodNotes,
+      quietClinics: settings.tenantsQuietClinics,
+      concurrency: settings.tenantsConcurrency,
+      audioSeconds: settings.tenantsAudioSeconds,
+      msPerAudioSecond: settings.tenantsMsPerAudioSecond,
+      idleRuns: settings.idleRuns + 2,
+      notesPerSlot: settings.tenantsNotesPerSlot,
+    });
+    printTable(
+      `Tenants (one ROLE=all process; a backlog of ${settings.tenantsFloodNotes} notes of one clinic, then one of each of ${settings.tenantsQuietClinics} others at once, ` +
+        `TRANSCRIPTION_CONCURRENCY=${settings.tenantsConcurrency}; ${settings.tenantsAudioSeconds} s m4a notes, fake speech server at ${settings.tenantsMsPerAudioSecond} ms per audio second)`,
+      tenants.rows,
+    );
+    if (selected.size === 1) {
+      process.stdout.write(`BENCH_RESULT ${JSON.stringify({ machine, tenants: tenants.summary })}
+`);
       return;
     }
   }
@@ -311,7 +345,7 @@ async function main() {
     `\nvetflow RSS after the run: ${fmt.mb(after.vetflow_rss_mb * 1e6)} at once, ${fmt.mb(after.vetflow_rss_idle_mb * 1e6)} after ${settings.settleMs / 1000} s idle\n`,
   );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, day: day?.summary, after })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ machine, settings: { ...settings, adminUrl: undefined }, idle, upload: upload?.summary, pipeline: pipeline?.summary, reads: reads?.summary, observability: observability?.summary, day: day?.summary, tenants: tenants?.summary, after })}\n`,
   );
 }
 

@@ -37,10 +37,12 @@ export const EMBEDDED_FILES = [
   'test/notes/live-quota.test.ts',
   'test/notes/erasure-log-key.test.ts',
   // The queue and the notifications: pg-boss's PGlite backend, cache invalidation without LISTEN
-  // across processes, and the note pipeline that runs on them.
+  // across processes, and the note pipeline that runs on them (its fair shares too: pg-boss's group
+  // limit and priorities, and the rounds read from its rows).
   'test/platform/jobs.test.ts',
   'test/platform/cache-invalidation.test.ts',
   'test/notes/processing.test.ts',
+  'test/notes/fair-processing.test.ts',
   'test/notes/webhooks-key.test.ts',
   // The owner summary's whole path: a CRM message job and the Notes job that watches it (re-sent
   // with a start delay, under a row lock), the sealed CRM token, the idempotent send.

@@ -24,6 +24,7 @@ import { type SendSummaryService, sendSummaryService } from './owner-summary/sen
 import { type SummaryService, summaryService } from './owner-summary/summary.service.ts';
 import { type PatientsService, patientsService } from './patients/patients.service.ts';
 import { type PlanEditService, planEditService } from './plan-edit/plan-edit.service.ts';
+import { clinicShares } from './processing/clinic-share.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
@@ -126,6 +127,7 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
       heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
       retryDelaySeconds: config.TRANSCRIPTION_RETRY_DELAY_SECONDS,
       concurrency: config.TRANSCRIPTION_CONCURRENCY,
+      shares: clinicShares(config),
       events: webhooks.noteEvents,
       // The provider says what one request may carry; the sandbox takes any audio whole.
       transcriptionLimits: measured.transcriber.requestLimits ?? null,

@@ -97,6 +97,12 @@ const variables = z.object({
   TRANSCRIPTION_HEARTBEAT_SECONDS: int(30, 10, 3600),
   TRANSCRIPTION_RETRY_DELAY_SECONDS: int(10, 1, 3600),
   TRANSCRIPTION_CONCURRENCY: int(4, 1, 64),
+  // Fair shares between clinics (docs/notes-processing.md, "Scheduling"): `fair` takes each clinic's
+  // jobs in turn and holds a clinic to PROCESSING_MAX_PER_CLINIC notes in flight across every worker;
+  // `fifo` is first come, first served (the order before fair shares, kept to compare against).
+  PROCESSING_ORDER: z.enum(['fair', 'fifo']).default('fair'),
+  // Default: one worker's default TRANSCRIPTION_CONCURRENCY, so a clinic alone still fills one worker.
+  PROCESSING_MAX_PER_CLINIC: int(4, 1, 64),
   // 25 MiB is OpenAI's request cap; the rest is room for the multipart envelope. 0 = unlimited.
   TRANSCRIPTION_MAX_REQUEST_BYTES: int(26_000_000, 0),
   // gpt-4o-transcribe refuses audio over 1400 s; 0 = unlimited.

@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import type { DatabaseAvailability } from './db/availability.ts';
 import type { Database, Db } from './db/client.ts';
 import { sql } from './db/drizzle.ts';
+import { backOffBeyondShare, type FairShares, fairPriority } from './fair-shares.ts';
 import type { Logger } from './logger.ts';
 import { jobDuration, jobQueueWait } from './metrics/jobs.ts';
 import { secondsSince } from './metrics/registry.ts';
@@ -32,6 +33,13 @@ export interface JobDefinition<Payload = unknown> {
    * sent with): a group at its share is left out of the fetch, so other groups' jobs are taken first.
    */
   readonly work?: Pick<WorkOptions, 'batchSize' | 'localConcurrency' | 'localGroupConcurrency'>;
+  /**
+   * Fair shares between the groups its jobs are sent with (fair-shares.ts): each job is sent with
+   * its group (`group: { id }`) and waits its group's turn; at most `maxPerGroup` of a group run at
+   * once across every process. The queue then runs `work.localConcurrency` handlers, each fetching
+   * one job as soon as it is free (a batch would wait for its slowest job before the next turn).
+   */
+  readonly shares?: FairShares;
   /** Cron expression: the job also runs on this schedule (in worker processes). */
   readonly cron?: string;
   handle(payload: Payload, context: JobContext): Promise<void>;
@@ -67,9 +75,11 @@ const TRACE_FIELD = '_trace';
 // Bounds the waiting loop should a database flap for the whole life of a job.
 const MAX_OUTAGE_RERUNS = 10;
 
-export interface SendJobOptions extends Omit<SendOptions, 'db'> {
+export interface SendJobOptions extends Omit<SendOptions, 'db' | 'priority'> {
   /** The transaction creating the job's data: the job exists only if it commits. */
   tx?: Db;
+  /** On a queue with fair shares: ahead of its group's other waiting jobs (a live capture's). */
+  ahead?: boolean;
 }
 
 export class JobQueue {
@@ -78,6 +88,7 @@ export class JobQueue {
   private readonly logger: Logger;
   private readonly availability: DatabaseAvailability | undefined;
   private readonly pollingIntervalSeconds: number;
+  private readonly db: Db;
   private started = false;
   private working = false;
 
@@ -88,6 +99,7 @@ export class JobQueue {
     availability?: DatabaseAvailability,
   ) {
     this.availability = availability;
+    this.db = database.db;
     this.logger = logger.child({ component: 'jobs' });
     this.pollingIntervalSeconds = config.JOB_POLLING_INTERVAL_SECONDS;
     const isWorker = config.ROLE !== 'api';
@@ -175,6 +187,10 @@ export class JobQueue {
     if (this.working) return;
     this.working = true;
     for (const definition of this.definitions.values()) {
+      if (definition.shares) {
+        await this.startFairWorkers(definition, definition.shares);
+        continue;
+      }
       const batchSize = definition.work?.batchSize ?? 1;
       await this.boss.work<unknown>(
         definition.name,
@@ -198,6 +214,37 @@ export class JobQueue {
     }
   }
 
+  /**
+   * A queue with fair shares: `localConcurrency` handlers, each fetching one job at a time, with
+   * pg-boss's cluster-wide group limit. A handler that ends wakes its own fetcher at once: pg-boss
+   * would otherwise sleep out the poll before the next job whenever a job took less than the poll
+   * interval, which would idle the slots of a backlog.
+   */
+  private async startFairWorkers(definition: JobDefinition<any>, shares: FairShares): Promise<void> {
+    for (let slot = 0; slot < (definition.work?.localConcurrency ?? 1); slot++) {
+      let workerId = '';
+      workerId = await this.boss.work<unknown>(
+        definition.name,
+        {
+          includeMetadata: true,
+          perJobResults: true,
+          batchSize: 1,
+          pollingIntervalSeconds: this.pollingIntervalSeconds,
+          notifyPollingIntervalSeconds: this.pollingIntervalSeconds * 2,
+          localConcurrency: 1,
+          groupConcurrency: shares.maxPerGroup,
+        },
+        async (jobs) => {
+          try {
+            return await this.runBatch(definition, jobs as JobWithMetadata<unknown>[]);
+          } finally {
+            if (workerId) this.boss.notifyWorker(workerId);
+          }
+        },
+      );
+    }
+  }
+
   /** Runs a batch's jobs side by side; each job succeeds or fails (and is retried) on its own. */
   private async runBatch(definition: JobDefinition<any>, jobs: JobWithMetadata<unknown>[]): Promise<JobResult[]> {
     return Promise.all(
@@ -209,6 +256,11 @@ export class JobQueue {
         const due = Math.max(job.createdOn.getTime(), job.startAfter.getTime());
         jobQueueWait.observe({ queue }, Math.max(0, job.startedOn.getTime() - due) / 1000);
         try {
+          if (definition.shares && job.groupId && (await backOffBeyondShare(queue, job.groupId, job, definition.shares, this.db))) {
+            // Given back: pg-boss's settle of this attempt finds it no longer active and leaves it alone.
+            logger.debug({ group: job.groupId }, 'job given back: its group had its share running');
+            return { id: job.id, status: 'completed' };
+          }
           const payload = definition.payload.parse(job.data);
           const context = { jobId: job.id, retryCount: job.retryCount, retryLimit: job.retryLimit, logger, signal: job.signal };
           const run = () => this.handleThroughOutages(definition, payload, context, job.expireInSeconds);
@@ -263,8 +315,14 @@ export class JobQueue {
   /** Sends a job; with `tx`, inside that transaction so it exists only if the transaction commits. */
   async send<Payload>(definition: JobDefinition<Payload>, payload: Payload, options: SendJobOptions = {}): Promise<string | null> {
     if (!this.definitions.has(definition.name)) throw new Error(`job ${definition.name} is not registered`);
-    const { tx, ...sendOptions } = options;
+    const { tx, ahead, ...rest } = options;
     const parsed = definition.payload.parse(payload) as object;
+    const sendOptions: SendOptions = { ...rest };
+    if (definition.shares) {
+      const group = rest.group?.id;
+      if (!group) throw new Error(`job ${definition.name} has fair shares: send it with its group`);
+      sendOptions.priority = await fairPriority(definition.name, group, ahead === true, tx ?? this.db);
+    }
     // With tracing on, the sender's trace context travels with the job (payload schemas drop it).
     const carrier = tracing()?.carrier();
     const data = carrier ? { ...parsed, [TRACE_FIELD]: carrier } : parsed;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobDefinition, type JobQueue } from '../../platform/jobs.ts';
 import { notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
+import { clinicShare } from '../processing/clinic-share.ts';
 import { findNote, markNoteFailed } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { closeCapture, lockNote } from './parts.repo.ts';
@@ -47,7 +48,7 @@ export function captureIdleJob(deps: {
           if (await markNoteFailed(noteId, CAPTURE_ABANDONED, tx)) await deps.events.failed(tx, noteId);
           return 'abandoned';
         }
-        await deps.jobs.send(deps.transcribe, { noteId }, { tx });
+        await deps.jobs.send(deps.transcribe, { noteId }, { tx, ...clinicShare(locked.clinicId, true) });
         await deps.jobs.send(deps.joinJob, { noteId }, { tx });
         return 'closed';
       });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FairShares } from '../../platform/fair-shares.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import { livePartQueuePolicy } from '../processing/retry-budget.ts';
@@ -15,7 +16,7 @@ export const LIVE_PART_QUEUE = 'notes.live.part';
  * that fails here for good is left to the note's own transcription at `complete`, which sends any
  * part still without a transcript and fails the note, naming the part, if it cannot.
  */
-export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: number; concurrency: number }) {
+export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: number; concurrency: number; shares: FairShares | null }) {
   return defineJob({
     name: LIVE_PART_QUEUE,
     payload: z.object({ noteId: z.uuid(), part: z.number().int().min(1) }),
@@ -24,6 +25,8 @@ export function livePartJob(deps: PartTranscriptionDeps & { heartbeatSeconds: nu
     // Independent fetchers rather than one batch: a batch is fetched again only once all its jobs
     // end, so a part arriving while an earlier one is at the server would wait for that one.
     work: { localConcurrency: deps.concurrency },
+    // A clinic's parts take their turn among other clinics' and count against its cap (PROCESSING_ORDER=fair).
+    ...(deps.shares ? { shares: deps.shares } : {}),
     async handle({ noteId, part: number }, { signal, logger }) {
       // A provider that hears no audio (the sandbox) transcribes the whole note at completion.
       if (!deps.limits) return;

@@ -5,6 +5,7 @@ import type { JobDefinition, JobQueue } from '../../platform/jobs.ts';
 import type { NoteStyle } from '../../providers/drafting/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { clinicShares } from '../processing/clinic-share.ts';
 import { notesTempDirs } from '../processing/temp-dir.ts';
 import type { LiveNotesTranscriber } from '../processing/transcribe.job.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
@@ -53,6 +54,7 @@ export function liveCaptureJobs(deps: LiveDeps & { events: NoteEvents; transcrib
     ...parts,
     heartbeatSeconds: config.TRANSCRIPTION_HEARTBEAT_SECONDS,
     concurrency: config.TRANSCRIPTION_CHUNK_CONCURRENCY,
+    shares: clinicShares(config),
   });
   const join = joinRecordingJob({ db, storage: deps.storage, tempRoot: parts.tempRoot });
   const idle = captureIdleJob({

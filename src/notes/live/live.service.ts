@@ -10,6 +10,7 @@ import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { clinicShare } from '../processing/clinic-share.ts';
 import { captureOf } from '../store/note-view.ts';
 import { findNote, type NoteRow } from '../store/notes.repo.ts';
 import { noteOfClinic, ownNote } from '../store/own-note.ts';
@@ -132,7 +133,7 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
           { noteId: note.id, part, storageKey: key, format, bytes: audio.bytes, seconds, sha256: audio.sha256 },
           tx,
         );
-        await deps.jobs.send(deps.partJob, { noteId: note.id, part }, { tx });
+        await deps.jobs.send(deps.partJob, { noteId: note.id, part }, { tx, ...clinicShare(caller.clinicId, true) });
         await recordNoteEvent(tx, note.id, 'part_received', caller, {
           part,
           bytes: audio.bytes,
@@ -140,7 +141,8 @@ async function putPart(deps: LiveServiceDeps, caller: NotesCaller, input: { note
           sha256: audio.sha256,
         });
         // The next part, come first, waited for this one (its request starts with this part's end).
-        if (await findPart(note.id, part + 1, tx)) await deps.jobs.send(deps.partJob, { noteId: note.id, part: part + 1 }, { tx });
+        if (await findPart(note.id, part + 1, tx))
+          await deps.jobs.send(deps.partJob, { noteId: note.id, part: part + 1 }, { tx, ...clinicShare(caller.clinicId, true) });
         return { statusCode: 201, body: { status: 'success', data: partBody(row) } };
       });
       if (answer.replayed) await deps.storage.delete(key).catch(() => {});
@@ -224,7 +226,7 @@ async function complete(deps: LiveServiceDeps, caller: NotesCaller, input: { not
     }
     await closeCapture(note.id, 'closed', tx);
     await recordNoteEvent(tx, note.id, 'capture_completed', caller, { parts: input.parts });
-    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx, ...clinicShare(locked.clinicId, true) });
     await deps.jobs.send(deps.joinJob, { noteId: note.id }, { tx });
     return { id: locked.id, transcription_status: locked.transcriptionStatus };
   });

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { defineJob, type JobQueue } from '../../platform/jobs.ts';
 import { releaseNote, staleProcessingNotes } from '../store/notes.repo.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
+import { clinicShare } from './clinic-share.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, mayRunAgain } from './retry-budget.ts';
 import type { transcribeJob } from './transcribe.job.ts';
@@ -34,7 +35,8 @@ export function reconcileJob(deps: {
           // Released and re-queued together: a crash in between must not leave a pending note
           // without a job (this sweep only looks at `processing` ones).
           await deps.db.transaction(async (tx) => {
-            if (await releaseNote(note.id, tx)) await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+            if (await releaseNote(note.id, tx))
+              await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx, ...clinicShare(note.clinicId, note.captureState !== null) });
           });
         }
         logger.warn({ noteId: note.id, attempts: note.attempts }, 'stale processing note reconciled');

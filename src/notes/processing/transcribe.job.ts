@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestLimits } from '../../audio/chunk-plan.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
+import type { FairShares } from '../../platform/fair-shares.ts';
 import { defineJob } from '../../platform/jobs.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { outcomeOf, sectioningDuration, transcriptionDuration, uploadToCompleted } from '../../platform/metrics/notes.ts';
@@ -46,6 +47,8 @@ export interface ProcessingDeps {
   retryDelaySeconds: number;
   /** Notes one worker process transcribes at the same time. */
   concurrency: number;
+  /** Clinics take turns and each has a cap on notes in flight (PROCESSING_ORDER=fair); null: first come, first served. */
+  shares: FairShares | null;
   /** Records note.completed / note.failed in the transaction of the status change (webhooks). */
   events: NoteEvents;
   /** What one request to the transcription server may carry; longer audio is sent in chunks. */
@@ -81,8 +84,10 @@ export function transcribeJob(deps: ProcessingDeps) {
       expireInSeconds: deps.timeoutSeconds,
       heartbeatSeconds: deps.heartbeatSeconds,
     },
-    // Up to `concurrency` notes at once per worker process; a full batch fetches the next at once.
-    work: { batchSize: deps.concurrency },
+    // Up to `concurrency` notes at once per worker process. With fair shares each slot fetches the
+    // next clinic's turn as soon as it is free; first come, first served fetches in batches (a full
+    // batch fetches the next at once).
+    ...(deps.shares ? { shares: deps.shares, work: { localConcurrency: deps.concurrency } } : { work: { batchSize: deps.concurrency } }),
     async handle({ noteId }, { signal, retryCount, retryLimit, logger }) {
       const note = await claimForProcessing(noteId, deps.db);
       if (!note) return; // completed, failed or deleted meanwhile

@@ -8,6 +8,7 @@ import type { NotesCaller } from '../callers.ts';
 import { chargeLockedClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { partsOf } from '../live/parts.repo.ts';
+import { clinicShare } from '../processing/clinic-share.ts';
 import type { transcribeJob } from '../processing/transcribe.job.ts';
 import { audioExpired } from '../recording/audio.service.ts';
 import { refuseSigned } from '../store/locked.ts';
@@ -91,7 +92,7 @@ async function retryNote(
     }
     await chargeLockedClinicQuota(caller.clinicId, quotaMinutes, found.audioDurationSeconds, tx);
     await recordRetry({ noteId: note.id, clinicId: caller.clinicId, audioDurationSeconds: found.audioDurationSeconds }, tx);
-    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx });
+    await deps.jobs.send(deps.transcribe, { noteId: note.id }, { tx, ...clinicShare(caller.clinicId, found.captureState !== null) });
     await recordNoteEvent(tx, note.id, 'retried', caller);
     return { statusCode: 202, body: { status: 'success', data: { id: note.id, transcription_status: 'pending' } } };
   });

@@ -19,6 +19,7 @@ import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
 import { dayIn } from '../plan/plan-context.ts';
+import { clinicShare } from '../processing/clinic-share.ts';
 import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
 import { clinicTimezone } from '../store/settings.repo.ts';
@@ -137,7 +138,8 @@ export async function createNewNote<Extra extends object = Record<never, never>>
         tx,
       );
       const { definition, startAfter } = request.job;
-      await deps.jobs.send(definition, { noteId: note.id }, startAfter === undefined ? { tx } : { tx, startAfter });
+      const share = clinicShare(caller.clinicId);
+      await deps.jobs.send(definition, { noteId: note.id }, startAfter === undefined ? { tx, ...share } : { tx, startAfter, ...share });
       await recordNoteEvent(tx, note.id, 'created', caller, request.eventDetails);
       const data = {
         id: note.id,
