@@ -18,7 +18,7 @@ const FEATURE_FLOORS = {
   notes: [
     ['auth', 'store'],
     ['history', 'keys', 'plan', 'reads', 'templates', 'vitals', 'webhooks'],
-    ['clinics', 'export', 'processing', 'sections', 'settings'],
+    ['clinics', 'export', 'follow-ups', 'plan-edit', 'processing', 'sections', 'settings'],
     ['record', 'upload'],
     ['live'],
     ['erasure', 'recording'],

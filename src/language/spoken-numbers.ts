@@ -48,3 +48,36 @@ export function readNumber(words: string[], at: number, fraction: SpokenFraction
   }
   return { value, end };
 }
+
+/** "meio"/"meia" is a half, except in "por meio de", "no meio", "ao meio" (numbers.ts agrees). */
+const NOT_HALF_AFTER = new Set(['por', 'no', 'ao', 'do', 'pelo', 'em']);
+const VULGAR: Record<string, number> = { '½': 0.5, '¼': 0.25, '¾': 0.75 };
+/** "um quarto" = 1/4, "três quartos", "um terço". */
+const PARTS: Record<string, number> = { quarto: 4, quartos: 4, terco: 3, tercos: 3 };
+
+/**
+ * An amount as a dose or a count is said: every `readNumber` form (no spoken decimal without
+ * "vírgula": "dez e cinco" is not 10,5), plus the fractions of a tablet — "meio", "meia", "½",
+ * "1/2", "um quarto", "três quartos", "um terço" — and "um e meio" (readNumber). Looks at no more
+ * than a few words past `at`.
+ */
+export function readAmount(words: string[], at: number): ReadNumber | null {
+  const word = words[at];
+  if (word === undefined) return null;
+  if (word in VULGAR) return { value: VULGAR[word]!, end: at + 1 };
+  if ((word === 'meio' || word === 'meia') && !NOT_HALF_AFTER.has(words[at - 1] ?? '')) return { value: 0.5, end: at + 1 };
+  const fraction = /^(\d+)\/(\d+)$/.exec(word);
+  if (fraction) {
+    const [top, bottom] = [Number(fraction[1]), Number(fraction[2])];
+    // "12/12" is a schedule ("12/12 h"), not a number; the schedule reader takes it.
+    if (top === bottom || bottom === 0) return null;
+    return { value: top / bottom, end: at + 1 };
+  }
+  const number = readNumber(words, at);
+  if (!number) return null;
+  const after = words[number.end];
+  if (after !== undefined && after in PARTS && !isDigits(word) && number.value < PARTS[after]!) {
+    return { value: number.value / PARTS[after]!, end: number.end + 1 };
+  }
+  return number;
+}

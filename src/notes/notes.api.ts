@@ -5,10 +5,12 @@ import { registerRateLimit } from '../platform/rate-limit.ts';
 import { registerNotesAccess } from './auth/notes-access.ts';
 import { erasureRoutes } from './erasure/erasure.routes.ts';
 import { exportRoutes } from './export/export.routes.ts';
+import { followUpRoutes } from './follow-ups/follow-ups.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
 import { notesKeyRoutes } from './keys/keys.routes.ts';
 import { liveRoutes } from './live/live.routes.ts';
 import type { NotesModule } from './notes.module.ts';
+import { planEditRoutes } from './plan-edit/plan-edit.routes.ts';
 import { noteReadRoutes } from './reads/notes.routes.ts';
 import { recordRoutes } from './record/record.routes.ts';
 import { audioRoutes } from './recording/audio.routes.ts';
@@ -63,6 +65,13 @@ const TEMPLATES_DESCRIPTION =
   'answer must use the template\'s labels. Chosen per upload (`"template": slug` in the metadata) or by the clinic\'s ' +
   '`default_template` (`/settings`); the note keeps the template it was made with (`template: {slug, name}`).';
 
+const PLAN_DESCRIPTION =
+  '\n\n**The plan.** A completed note carries `plan` (medications, exams, vaccines, follow-ups, each with the ' +
+  "words and the audio time they came from) and `visit_date` (the upload's `visit_date`, else the day it was " +
+  "created in the clinic's `timezone`), read from the transcript when it completes and again from the words a " +
+  'section edit or amendment changes; `PUT /notes/{id}/plan` replaces it while unsigned. Exports print it as a ' +
+  'receituário; `GET /follow_ups` lists the due follow-ups of every note for reminders.';
+
 export const notesApiDescription: ApiDescription = {
   prefix: '/notes/v1',
   title: 'vetflow Notes API',
@@ -81,6 +90,7 @@ export const notesApiDescription: ApiDescription = {
     CLINICAL_NOTES_DESCRIPTION +
     CLINICAL_RECORD_DESCRIPTION +
     TEMPLATES_DESCRIPTION +
+    PLAN_DESCRIPTION +
     PRIVACY_DESCRIPTION,
   securitySchemes: {
     NotesApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: '`vnk_` + 32 lowercase hex characters' },
@@ -137,6 +147,8 @@ export async function notesApi(app: AppInstance, { module }: { module: NotesModu
   await app.register(exportRoutes, { exports: services.exports });
   await app.register(retryRoutes, { retries: services.retries });
   await app.register(sectionRoutes, { sections: services.sections });
+  await app.register(planEditRoutes, { planEdit: services.planEdit });
+  await app.register(followUpRoutes, { followUps: services.followUps });
   await app.register(settingsRoutes, { settings: services.settings });
   await app.register(templateRoutes, { templates: services.templates });
   await app.register(webhookRoutes, { webhooks: services.webhooks });

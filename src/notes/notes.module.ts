@@ -12,11 +12,13 @@ import { type ErasureService, erasureService } from './erasure/erasure.service.t
 import { ErasureLogKeys } from './erasure/erasure-log-key.ts';
 import { purgeFilesJob } from './erasure/purge-files.ts';
 import { type ExportService, exportService } from './export/export.service.ts';
+import { type FollowUpsService, followUpsService } from './follow-ups/follow-ups.service.ts';
 import { type HistoryService, historyService } from './history/history.service.ts';
 import { type KeysService, keysService } from './keys/keys.service.ts';
 import { UsageRecorder } from './keys/usage-recorder.ts';
 import { createLiveCapture, liveCaptureJobs, liveNotesTranscriber } from './live/live.module.ts';
 import type { LiveService } from './live/live.service.ts';
+import { type PlanEditService, planEditService } from './plan-edit/plan-edit.service.ts';
 import { measuredProviders } from './processing/measured-providers.ts';
 import { reconcileJob } from './processing/reconcile.job.ts';
 import { notesTempDirs, staleTempSeconds, TempFileSweeper } from './processing/temp-dir.ts';
@@ -58,6 +60,8 @@ export interface NotesServices {
   readonly exports: ExportService;
   readonly retries: RetryService;
   readonly sections: SectionsService;
+  readonly planEdit: PlanEditService;
+  readonly followUps: FollowUpsService;
   readonly settings: SettingsService;
   readonly templates: TemplatesService;
   readonly webhooks: WebhooksService;
@@ -151,6 +155,8 @@ export function createNotesModule(config: Config, database: Database, jobs: JobQ
     exports: exportService({ db }),
     retries: retryService({ db, storage, idempotent, jobs, transcribe, maxRetries: config.NOTE_MAX_RETRIES }),
     sections: sectionsService({ db }),
+    planEdit: planEditService({ db }),
+    followUps: followUpsService({ db }),
     settings: settingsService({ db }),
     templates: templatesService({ db }),
     webhooks: webhooksService({ db, webhooks }),

@@ -158,6 +158,7 @@ describe('Notes API tenant isolation', () => {
     },
     [`PATCH ${PREFIX}/templates/:id`]: { payload: { name: 'taken over' } },
     [`POST ${PREFIX}/notes/:id/complete`]: { payload: { parts: 1 } },
+    [`PUT ${PREFIX}/notes/:id/plan`]: { payload: { medications: [], exams: [], vaccines: [], follow_ups: [] } },
   };
   // Query and body fields that are ids but name nothing of another clinic (a filter on the caller's own notes).
   const notTenantReferences = new Set(['external_id']);

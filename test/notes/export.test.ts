@@ -13,7 +13,13 @@ async function upload(metadata: object) {
   const id = await uploadNote(app, clinic.editor, metadata);
   await waitUntilSettled(app, clinic.viewer, id);
   const note = (await app.inject({ method: 'GET', url: `/notes/v1/notes/${id}`, headers: as(clinic.viewer) })).json().data;
-  return note as { id: string; created_at: string; transcription_status: string; note_sections: { title: string; content: string }[] };
+  return note as {
+    id: string;
+    created_at: string;
+    visit_date: string;
+    transcription_status: string;
+    note_sections: { title: string; content: string }[];
+  };
 }
 
 const exportOf = (id: string, query = '', key = clinic.viewer) =>
@@ -30,7 +36,8 @@ function expectInOrder(text: string, needles: string[]) {
 }
 
 const tobi = await upload({ name: 'Tóbi', gender: 'male', external_id: 'PAC-7' });
-const day = tobi.created_at.slice(0, 10);
+// The consultation day: the note's visit date (no visit_date sent: the clinic's day at creation).
+const day = tobi.visit_date;
 
 describe('GET /notes/{id}/export', () => {
   it('answers TXT by default, to a viewer: UTF-8 header, then every section in order', async () => {

@@ -145,7 +145,7 @@ async function expectNothingLeft(ids: string[], c: Canaries): Promise<void> {
     );
     expect(left!.n, table).toBe(0);
   }
-  for (const table of ['note_retries', 'note_transcript_chunks']) {
+  for (const table of ['note_retries', 'note_transcript_chunks', 'note_follow_ups']) {
     const [left] = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from ${sql.raw(table)} where note_id in (${list})`);
     expect(left!.n, table).toBe(0);
   }
@@ -271,6 +271,7 @@ describe('DELETE /notes/{id}', () => {
       [`POST ${PREFIX}/notes/:id/amendments`]: { section_id: noteId, content: 'c', reason: 'r', signed_by: SIGNER },
       [`DELETE ${PREFIX}/notes/:id`]: { reason: 'again' },
       [`POST ${PREFIX}/notes/:id/complete`]: { parts: 1 },
+      [`PUT ${PREFIX}/notes/:id/plan`]: { medications: [], exams: [], vaccines: [], follow_ups: [] },
     };
     const noteRoutes = notesRoutes(app).filter((route) => /\/notes\/:(id|noteId)(\/|$)/.test(route.url));
     expect(noteRoutes.length).toBeGreaterThanOrEqual(10);

@@ -78,6 +78,23 @@ const recipes: Record<string, Recipe> = {
       };
     },
   },
+  [`PUT ${PREFIX}/notes/:id/plan`]: {
+    event: 'plan_replaced',
+    status: 200,
+    async prepare() {
+      const noteId = await settled('Plano');
+      return {
+        noteId,
+        url: `${PREFIX}/notes/${noteId}/plan`,
+        payload: {
+          medications: [],
+          exams: [],
+          vaccines: [],
+          follow_ups: [{ text: 'retorno em 15 dias', kind: 'recheck', due_in_days: 15 }],
+        },
+      };
+    },
+  },
   [`POST ${PREFIX}/notes/:id/sign`]: {
     event: 'signed',
     status: 200,

@@ -255,6 +255,7 @@ describe('the OpenAPI document', () => {
       'drafting_unavailable',
       'drafting_invalid',
       'vital_mismatch',
+      'plan_mismatch',
       'capture_auto_closed',
       'simulated_transcript',
     ]);

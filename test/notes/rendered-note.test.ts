@@ -95,6 +95,25 @@ describe('the rendered note', () => {
     expect(edited.statusCode, edited.body).toBe(200);
     const afterEdit = await sameEverywhere(id, 'section edited');
     expect(afterEdit.vitals.length).toBeGreaterThan(0);
+    const replaced = await call('PUT', `/notes/${id}/plan`, clinic.editor, {
+      medications: [
+        {
+          text: 'meloxicam 0,1 mg/kg',
+          drug: 'meloxicam',
+          dose_value: 0.1,
+          dose_unit: 'mg/kg',
+          route: 'oral',
+          interval_hours: 24,
+          duration_days: 5,
+          status: 'prescribed',
+        },
+      ],
+      exams: [],
+      vaccines: [],
+      follow_ups: [{ text: 'retorno em 15 dias', kind: 'recheck', due_in_days: 15 }],
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect((await sameEverywhere(id, 'plan replaced')).plan.medications[0]).toMatchObject({ drug: 'meloxicam', evidence: null });
     const signed = await call('POST', `/notes/${id}/sign`, clinic.editor, { signed_by: ANA, acknowledge_flags: true });
     expect(signed.statusCode, signed.body).toBe(200);
     expect((await sameEverywhere(id, 'signed')).signature.signed_by).toEqual(ANA);

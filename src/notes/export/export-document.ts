@@ -1,6 +1,7 @@
 import type { NoteStyle, ReviewFlag } from '../../providers/drafting/port.ts';
 import { SECTION_TITLES } from '../../providers/sectioning/port.ts';
 import type { NoteRow, SectionRow } from '../store/notes.repo.ts';
+import type { Plan } from '../store/plan.schemas.ts';
 import type { Species, Vital } from '../store/vitals.schemas.ts';
 import { templateOfNote } from '../templates/builtin-templates.ts';
 import { SPECIES_LABELS } from './vitals-block.ts';
@@ -10,7 +11,7 @@ export interface ExportDocument {
   patient: {
     name: string;
     gender: 'male' | 'female' | 'unidentified';
-    /** The consultation day, YYYY-MM-DD (UTC: the service knows no clinic time zone). */
+    /** The consultation day, YYYY-MM-DD: the note's visit date (notes before visit dates: the UTC day it was created). */
     date: string;
     externalId: string | null;
   };
@@ -26,6 +27,8 @@ export interface ExportDocument {
   /** Shown as a "Sinais vitais" block before the sections (vitals-block.ts), and the species in the header. */
   species?: Species | null;
   vitals?: Vital[];
+  /** Shown as the receituário blocks after the sections (plan-blocks.ts); absent or null → none. */
+  plan?: Plan | null;
   /** The clinical record (notes/record/): unsigned → the export says it is a draft; absent → nothing said. */
   record?: ExportRecord;
 }
@@ -96,6 +99,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}cita a linha ${quoted}, que não existe na transcrição.`;
       case 'vital_mismatch':
         return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
+      case 'plan_mismatch':
+        return `- ${where}${quoted} difere do plano dito na consulta (ver Prescrição).`;
       case 'simulated_transcript':
         return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':
@@ -118,7 +123,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     patient: {
       name: note.name,
       gender: note.gender,
-      date: new Date(note.createdAt).toISOString().slice(0, 10),
+      date: note.visitDate ?? new Date(note.createdAt).toISOString().slice(0, 10),
       externalId: note.externalId,
     },
     sections: ordered.map((section) => ({ title: section.title, content: section.content })),
@@ -126,6 +131,7 @@ export function toExportDocument(note: NoteRow, sections: SectionRow[]): ExportD
     reviewFlags: note.reviewFlags as ReviewFlag[],
     species: note.species as Species | null,
     vitals: note.vitals as Vital[],
+    plan: note.plan as Plan | null,
     sectionTitles: Object.fromEntries(templateOfNote(note).sections.map((section) => [section.label, section.title])),
     simulated: note.simulated,
   };

@@ -8,6 +8,7 @@ import {
   reviewLines,
   SIMULATED_BANNER,
 } from './export-document.ts';
+import { planBlocks } from './plan-blocks.ts';
 import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // RTF 1.x by hand: the format is small, and a library would be a dependency for ~80 lines.
@@ -76,10 +77,9 @@ export function renderRtf(document: ExportDocument): string {
   });
   const draft = draftMark(document);
   const draftBlock = draft ? [`{\\pard\\sb120\\sa120${TITLE_FONT}\\fs26\\b\\cf${REVIEW_COLOUR} ${escapeRtf(draft)}\\par}`] : [];
-  const record = recordBlocks(document).flatMap(({ title, lines }) => [
-    `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${TITLE_COLOUR} ${escapeRtf(title)}\\par}`,
-    `{\\pard\\sa100${BODY_FONT}\\fs24 ${lines.map(escapeRtf).join('\\par\n')}\\par}`,
-  ]);
+  // The receituário after the sections (plan-blocks.ts), then the record: titled blocks of plain lines.
+  const plan = planBlocks(document.plan).flatMap(titledBlock);
+  const record = recordBlocks(document).flatMap(titledBlock);
   return [
     `{\\rtf1\\ansi\\ansicpg1252\\deff1\\uc1`,
     FONT_TABLE,
@@ -91,10 +91,19 @@ export function renderRtf(document: ExportDocument): string {
     ...reviewBlock,
     ...vitalsBlock,
     ...sections,
+    ...plan,
     ...record,
     '}',
     '',
   ].join('\n');
+}
+
+/** A title in the title blue, then its lines in the body font. */
+function titledBlock({ title, lines }: { title: string; lines: string[] }): string[] {
+  return [
+    `{\\pard\\keepn\\sb280\\sa100${TITLE_FONT}\\fs28\\b\\cf${TITLE_COLOUR} ${escapeRtf(title)}\\par}`,
+    `{\\pard\\sa100${BODY_FONT}\\fs24 ${lines.map(escapeRtf).join('\\par\n')}\\par}`,
+  ];
 }
 
 /**

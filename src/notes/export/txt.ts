@@ -8,6 +8,7 @@ import {
   reviewLines,
   SIMULATED_BANNER,
 } from './export-document.ts';
+import { planBlocks } from './plan-blocks.ts';
 import { VITALS_TITLE, vitalLines } from './vitals-block.ts';
 
 // Underline by code points, so "Diagnóstico" gets 11 dashes whatever its byte length.
@@ -16,7 +17,8 @@ const underlined = (title: string) => [title, '-'.repeat(Math.max([...title].len
 /**
  * Plain structured text: the "SIMULADO" line when the transcript was made up, the header (and the
  * draft mark while unsigned), the "Revisar" block when something needs review, the "Sinais vitais"
- * block when vitals were said, each section as an underlined title and its text, then the
+ * block when vitals were said, each section as an underlined title and its text, the plan as a
+ * receituário (Prescrição, Exames solicitados, Vacinas, Retorno: the lists that hold something), then the
  * amendments and the signature of a signed note.
  */
 export function renderTxt(document: ExportDocument): string {
@@ -31,6 +33,8 @@ export function renderTxt(document: ExportDocument): string {
   });
   const banner = document.simulated ? [SIMULATED_BANNER] : [];
   const draft = draftMark(document);
-  const record = recordBlocks(document).map(({ title, lines }) => [...underlined(title), ...lines].join('\n'));
-  return `${[...banner, header.join('\n'), ...(draft ? [draft] : []), ...reviewBlock, ...vitalsBlock, ...sections, ...record].join('\n\n')}\n`;
+  const titledBlock = ({ title, lines }: { title: string; lines: string[] }) => [...underlined(title), ...lines].join('\n');
+  const plan = planBlocks(document.plan).map(titledBlock);
+  const record = recordBlocks(document).map(titledBlock);
+  return `${[...banner, header.join('\n'), ...(draft ? [draft] : []), ...reviewBlock, ...vitalsBlock, ...sections, ...plan, ...record].join('\n\n')}\n`;
 }

@@ -12,7 +12,7 @@ export const LiveNoteRequest = z.record(z.string(), z.unknown()).meta({
   id: 'LiveNoteRequest',
   description:
     'The same fields and validation as the `metadata` part of an upload (`NoteUploadMetadata`): `{"name", "gender"?, ' +
-    '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?}`; `patient_name` is accepted for `name`, other ' +
+    '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?, "species"?, "template"?, "visit_date"?}`; `patient_name` is accepted for `name`, other ' +
     'top-level strings become metadata items.',
   examples: [{ name: 'Thor', gender: 'male', external_id: 'pet-123', note_style: 'verbatim' }],
 });

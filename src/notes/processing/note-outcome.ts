@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/client.ts';
 import type { StoredTranscript } from '../../platform/db/schema/index.ts';
 import { notesCompleted, notesFailed, outcomeOf } from '../../platform/metrics/notes.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { replaceFollowUps } from '../plan/plan.repo.ts';
 import { markNoteCompleted, markNoteFailed, type WrittenContent } from '../store/notes.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';
 import { flagVitals, type UnflaggedVital } from '../vitals/note-vitals.ts';
@@ -32,6 +33,8 @@ export function noteOutcomes(deps: { db: Db; events: NoteEvents }) {
             vitals: flagVitals(found.vitals, found.species, effectiveRanges(await rangeOverridesOf(found.clinicId, tx))),
           };
           if (!(await markNoteCompleted(id, transcript, { ...written, ...(vitals ? { vitals } : {}) }, tx))) return false;
+          // The worklist's rows of the plan, with the plan (a retry's completion replaces them).
+          if (written.plan && found) await replaceFollowUps(id, found.clinicId, written.plan, tx);
           await recordNoteEvent(tx, id, 'completed', null, { note_style: written.style, review_flags: written.reviewFlags.length });
           await deps.events.completed(tx, id);
           return true;

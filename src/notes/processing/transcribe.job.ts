@@ -11,7 +11,10 @@ import { ProviderError } from '../../providers/provider-error.ts';
 import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
+import { planOfTranscript } from '../plan/extract-plan.ts';
+import { planContextOf } from '../plan/plan-context.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
+import { planSettingsOf } from '../store/settings.repo.ts';
 import type { Species } from '../store/vitals.schemas.ts';
 import { templateOfNote } from '../templates/builtin-templates.ts';
 import { vitalsOfTranscript } from '../vitals/note-vitals.ts';
@@ -19,6 +22,7 @@ import { detectSpecies } from '../vitals/species.ts';
 import type { NoteEvents } from '../webhooks/note-events.ts';
 import { transcribeNoteAudio } from './chunked-transcription.ts';
 import { deleteChunks } from './chunks.repo.ts';
+import { groundDraftedPlan } from './drafted-plan.ts';
 import { groundDraftedVitals } from './drafted-vitals.ts';
 import { noteOutcomes } from './note-outcome.ts';
 import { INTERRUPTED_TOO_OFTEN, lastRun, runsSpent, transcribeQueuePolicy } from './retry-budget.ts';
@@ -118,8 +122,11 @@ export function transcribeJob(deps: ProcessingDeps) {
         );
         const vitals = vitalsOfTranscript(transcript);
         const species = (note.species as Species | null) ?? detectSpecies(transcript.text);
+        // The plan, from the whole transcript with its times (notes-plan.md); its date from the note's visit date.
+        const planContext = planContextOf({ ...note, vitals }, await planSettingsOf(note.clinicId, deps.db));
+        const plan = planOfTranscript(transcript, planContext);
+        const sectioned = { ...groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext), plan };
         // Stored at completion: a note a real provider transcribed is never marked.
-        const sectioned = groundDraftedVitals(drafted, vitals);
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
         if (note.captureState === 'auto_closed')

@@ -26,7 +26,7 @@ export const ListNotesQuery = z.object({
     }),
 });
 
-const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true });
+const ListItem = NoteSchema.omit({ note_sections: true, review_flags: true, signature: true, audio: true, visit_date: true, plan: true });
 
 export const NoteListEnvelope = z
   .object({

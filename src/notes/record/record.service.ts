@@ -4,6 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { updateSection } from '../sections/sections.repo.ts';
 import { refuseSigned } from '../store/locked.ts';
 import { toNoteBody } from '../store/note-view.ts';
@@ -107,6 +108,8 @@ async function amend(deps: RecordDeps, caller: NotesCaller, noteId: string, inpu
     // Vitals whose words the amendment changed are read again from the new text, as a section edit
     // reads them (notes-vitals.md), before the note.amended event renders the note.
     await reextractEditedVitals({ noteId, clinicId: note.clinicId, before: section.content, after: input.content }, tx);
+    // The plan too: after signing it is part of the signed content (notes-plan.md, "Editing").
+    await reextractEditedPlan({ noteId, before: section.content, after: input.content }, tx);
     const hash = contentSha256({
       noteId,
       sections: await sectionsOf(noteId, tx),

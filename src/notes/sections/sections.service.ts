@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { reextractEditedPlan } from '../plan/section-edit.ts';
 import { refuseSigned } from '../store/locked.ts';
 import { toSectionBody } from '../store/note-view.ts';
 import type { SectionRow } from '../store/notes.repo.ts';
@@ -48,6 +49,8 @@ async function edit({ db }: { db: Db }, caller: NotesCaller, sectionId: string, 
     if (!updated) throw new AppError('SECTION_NOT_FOUND', 'Section not found');
     // Vitals whose words the edit changed are read again from the new text (notes-vitals.md).
     await reextractEditedVitals({ noteId, clinicId: current.clinicId, before: old.content, after: change.content }, tx);
+    // ... and so are the plan's items (notes-plan.md, "Editing").
+    await reextractEditedPlan({ noteId, before: old.content, after: change.content }, tx);
     await recordNoteEvent(tx, noteId, 'section_edited', caller, { section_id: sectionId, before: stateOf(old), after: stateOf(updated) });
     return toSectionBody(updated);
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReferenceRangesPatchSchema, ReferenceRangesSchema } from '../vitals/reference-ranges.schemas.ts';
+import { DrugNamesSchema, TimezoneSchema } from './plan-settings.schemas.ts';
 
 const AudioRetentionDays = z
   .int()
@@ -20,6 +21,8 @@ export const SettingsSchema = z
     }),
     reference_ranges: ReferenceRangesSchema,
     audio_retention_days: AudioRetentionDays.nullable(),
+    timezone: z.string().meta({ description: TimezoneSchema.meta()?.description }),
+    drug_names: z.array(z.string()).meta({ description: DrugNamesSchema.meta()?.description }),
   })
   .meta({ id: 'NotesSettings', description: "The clinic's Notes settings; each has a default until an administrator changes it" });
 
@@ -31,6 +34,8 @@ export const SettingsPatchBody = z
     default_template: z.string().trim().min(1).max(50).optional(),
     reference_ranges: ReferenceRangesPatchSchema.optional(),
     audio_retention_days: AudioRetentionDays.nullable().optional(),
+    timezone: TimezoneSchema.optional(),
+    drug_names: DrugNamesSchema.optional(),
   })
   .meta({ id: 'NotesSettingsUpdate' });
 

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { NotesCaller } from '../callers.ts';
 import { lockClinic } from '../store/notes.repo.ts';
-import { findSettings, type SettingsRow, type SettingsValues, saveSettings } from '../store/settings.repo.ts';
+import { DEFAULT_TIMEZONE, findSettings, type SettingsRow, type SettingsValues, saveSettings } from '../store/settings.repo.ts';
 import { findTemplateBySlug } from '../templates/find-template.ts';
 import { effectiveRanges, patchOverrides, type RangeOverrides } from '../vitals/reference-ranges.ts';
 import type { Settings, SettingsPatch } from './settings.schemas.ts';
@@ -18,6 +18,8 @@ export function toSettingsBody(row: SettingsRow | undefined): Settings {
     default_template: row?.defaultTemplate ?? 'padrao',
     reference_ranges: effectiveRanges((row?.referenceRanges ?? {}) as RangeOverrides),
     audio_retention_days: row?.audioRetentionDays ?? null,
+    timezone: row?.timezone ?? DEFAULT_TIMEZONE,
+    drug_names: row?.drugNames ?? [],
   };
 }
 
@@ -50,6 +52,8 @@ async function updateSettings(deps: SettingsDeps, caller: NotesCaller, patch: Se
       values.referenceRanges = patchedRanges(current as RangeOverrides, patch.reference_ranges);
     }
     if (patch.audio_retention_days !== undefined) values.audioRetentionDays = patch.audio_retention_days;
+    if (patch.timezone !== undefined) values.timezone = patch.timezone;
+    if (patch.drug_names !== undefined) values.drugNames = patch.drug_names;
     return toSettingsBody(await saveSettings(caller.clinicId, values, tx));
   });
 }

@@ -70,7 +70,11 @@ CREATE OR REPLACE FUNCTION vetflow_note_bodies(ids uuid[]) RETURNS TABLE (note_i
       'flags_acknowledged', g.flags_acknowledged,
       'content_sha256', g.content_sha256) FROM note_signatures g WHERE g.note_id = n.id),
     'vitals', CASE WHEN s.completed THEN n.vitals ELSE '[]'::jsonb END,
-    'audio', json_build_object('available', n.audio_deleted_at IS NULL, 'deleted_at', vetflow_api_timestamp(n.audio_deleted_at))) AS middle) m,
+    'audio', json_build_object('available', n.audio_deleted_at IS NULL, 'deleted_at', vetflow_api_timestamp(n.audio_deleted_at)),
+    'visit_date', to_char(n.visit_date, 'YYYY-MM-DD'),
+    -- A note completed before plans existed shows empty lists, as toNoteBody (docs/notes-plan.md).
+    'plan', CASE WHEN s.completed THEN coalesce(n.plan,
+      '{"medications": [], "exams": [], "vaccines": [], "follow_ups": []}'::jsonb) END) AS middle) m,
   LATERAL (SELECT CASE WHEN n.transcription_status = 'failed' AND n.failure IS NOT NULL AND jsonb_typeof(n.failure) <> 'null'
     THEN json_build_object('failure', n.failure) END AS failed) f,
   LATERAL (SELECT json_build_object(
@@ -115,10 +119,10 @@ BEGIN
       SELECT n.id FROM new_rows n JOIN old_rows o ON o.id = n.id
       WHERE (n.clinic_id, n.name, n.gender, n.audio_name, n.transcription_status, n.external_id, n.metadata, n.note_style,
         n.record_status, n.species, n.template, n.capture_state, n.capture_parts, n.audio_duration_seconds, n.simulated,
-        n.review_flags, n.vitals, n.audio_deleted_at, n.failure, n.created_at, n.updated_at)
+        n.review_flags, n.vitals, n.audio_deleted_at, n.failure, n.created_at, n.updated_at, n.visit_date, n.plan)
       IS DISTINCT FROM (o.clinic_id, o.name, o.gender, o.audio_name, o.transcription_status, o.external_id, o.metadata,
         o.note_style, o.record_status, o.species, o.template, o.capture_state, o.capture_parts, o.audio_duration_seconds,
-        o.simulated, o.review_flags, o.vitals, o.audio_deleted_at, o.failure, o.created_at, o.updated_at)), false);
+        o.simulated, o.review_flags, o.vitals, o.audio_deleted_at, o.failure, o.created_at, o.updated_at, o.visit_date, o.plan)), false);
   ELSIF TG_OP = 'INSERT' THEN
     PERFORM vetflow_render_notes(ARRAY(SELECT DISTINCT note_id FROM new_rows), true);
   ELSIF TG_OP = 'DELETE' THEN

@@ -1,6 +1,7 @@
 import { toTimestamp } from '../../platform/http/schemas.ts';
 import type { ReviewFlag } from '../../providers/drafting/port.ts';
 import type { NoteSummaryRow, SectionFields, SignatureFields } from './notes.repo.ts';
+import { EMPTY_PLAN, type Plan } from './plan.schemas.ts';
 import type { Species, Vital } from './vitals.schemas.ts';
 
 /** Notes made before templates existed were written in the six base sections: the built-in `padrao`. */
@@ -34,6 +35,9 @@ export function toNoteBody(note: NoteSummaryRow, publicBaseUrl: string, sections
           signature: signature ? toSignatureBody(signature) : null,
           vitals: completed ? (note.vitals as Vital[]) : [],
           audio: { available: note.audioDeletedAt === null, deleted_at: note.audioDeletedAt ? toTimestamp(note.audioDeletedAt) : null },
+          visit_date: note.visitDate,
+          // A note completed before plans existed shows empty lists (docs/notes-plan.md, "Notes from before").
+          plan: completed ? ((note.plan as Plan | null) ?? EMPTY_PLAN) : null,
         }
       : {}),
     ...(note.transcriptionStatus === 'failed' && note.failure ? { failure: note.failure } : {}),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { TimestampSchema } from '../../platform/http/schemas.ts';
 import { REVIEW_REASONS } from '../../providers/drafting/port.ts';
+import { PlanSchema, VisitDateSchema } from './plan.schemas.ts';
+import { TimeRangeSchema } from './time-range.schemas.ts';
 import { SpeciesSchema, VitalSchema } from './vitals.schemas.ts';
 
 export const TranscriptionStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
@@ -25,10 +27,6 @@ export const CaptureSchema = z
   })
   .meta({ id: 'Capture', description: 'Live capture progress (POST /notes/live); absent on notes uploaded in one piece' });
 
-export const TimeRangeSchema = z
-  .object({ start: z.number().meta({ description: 'Seconds from the start of the audio' }), end: z.number() })
-  .meta({ id: 'TimeRange' });
-
 export const ReviewFlagSchema = z
   .object({
     section: z.string().nullable().meta({
@@ -50,6 +48,9 @@ export const ReviewFlagSchema = z
         'With a drafting_* flag the note was written `verbatim`. ' +
         '`vital_mismatch`: the sentence states a vital (`token`: its words) whose value differs from every value of that ' +
         'vital read from the transcript (see `vitals`); the sentence is kept, for the veterinarian to check. ' +
+        '`plan_mismatch`: the sentence names a medication that is not in the plan read from the transcript, or the same ' +
+        'drug with another dose or interval (`token`: the drug, the dose or the interval as the plan would write it); the ' +
+        'sentence is kept, for the veterinarian to check (see `plan`). ' +
         '`capture_auto_closed`: a live note was completed automatically after LIVE_CAPTURE_IDLE_SECONDS without a new ' +
         'part, with the parts it had. ' +
         '`simulated_transcript`: the transcript was made up by the sandbox provider, not recognised from the audio ' +
@@ -162,6 +163,21 @@ export const NoteSchema = z
         description:
           "Single-note fetch and webhooks only: the recording, kept or deleted by the clinic's audio retention " +
           '(`audio_retention_days` in /settings). The note, its transcript and sections stay either way.',
+      }),
+    visit_date: VisitDateSchema.nullable()
+      .optional()
+      .meta({
+        description:
+          "Single-note fetch and webhooks only: the day of the consultation (the upload's `visit_date`, else the day the note " +
+          "was created in the clinic's `timezone`); the plan's follow-ups count from it",
+      }),
+    plan: PlanSchema.nullable()
+      .optional()
+      .meta({
+        description:
+          'Single-note fetch and webhooks only: what the veterinarian decided (medications, exams, vaccines, follow-ups), ' +
+          'read from the transcript when the note completed and re-read when a section is edited or amended; replaced by ' +
+          '`PUT /notes/{id}/plan`. Each list `[]` when empty; null only while not completed (docs/notes-plan.md).',
       }),
     failure: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: 'Present while failed' }),
     created_at: TimestampSchema,

@@ -12,6 +12,7 @@ import {
   type StoredVital,
 } from '../../platform/db/schema/index.ts';
 import type { NoteStyle, ReviewFlag, TimeRange } from '../../providers/drafting/port.ts';
+import type { Plan } from './plan.schemas.ts';
 
 export type NoteRow = typeof notes.$inferSelect;
 
@@ -32,6 +33,8 @@ export interface WrittenContent {
   vitals?: { species: string | null; vitals: StoredVital[] };
   /** The transcript was made up (sandbox), not recognised: stored as the note's `simulated`. */
   simulated?: boolean;
+  /** The plan read from the transcript (notes/plan/); its worklist rows are written beside it (plan.repo.ts). */
+  plan?: Plan;
 }
 export type NewNote = typeof notes.$inferInsert;
 export type SectionRow = typeof noteSections.$inferSelect;
@@ -184,6 +187,7 @@ export async function markNoteCompleted(id: string, transcript: StoredTranscript
       noteStyle: written.style,
       reviewFlags: written.reviewFlags,
       ...(written.vitals ? { species: written.vitals.species, vitals: written.vitals.vitals } : {}),
+      ...(written.plan ? { plan: written.plan } : {}),
       simulated: written.simulated === true,
       failure: null,
       completedAt: sql`now()`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimeRangeSchema } from './note.schemas.ts';
+import { TimeRangeSchema } from './time-range.schemas.ts';
 
 // The plan of a note (docs/notes-plan.md): what the veterinarian decided in the consultation —
 // medications, exams, vaccines, follow-ups — read deterministically from the transcript, each item
@@ -75,6 +75,9 @@ export const VACCINE_STATUSES = ['administered', 'prescribed'] as const;
 
 export const FOLLOW_UP_KINDS = ['recheck', 'vaccine_booster', 'exam_result', 'procedure', 'other'] as const;
 export type FollowUpKind = (typeof FOLLOW_UP_KINDS)[number];
+
+/** A calendar day, `YYYY-MM-DD` (a real one: 2026-02-30 is refused): visit dates, due dates, the worklist's bounds. */
+export const VisitDateSchema = z.iso.date().meta({ example: '2026-12-07' });
 
 const itemFields = {
   id: z.uuid(),

@@ -21,3 +21,15 @@ export async function saveSettings(clinicId: string, values: SettingsValues, tx:
   if (!row) throw new Error('upsert returned no row');
   return row;
 }
+
+/** The time zone of a clinic that has not chosen one (the column's default). */
+export const DEFAULT_TIMEZONE = 'America/Sao_Paulo';
+
+/** What a note's plan is read with: the clinic's time zone and its own drug names. */
+export async function planSettingsOf(clinicId: string, db: Db): Promise<{ timezone: string; drugNames: string[] }> {
+  const [row] = await db
+    .select({ timezone: clinicSettings.timezone, drugNames: clinicSettings.drugNames })
+    .from(clinicSettings)
+    .where(eq(clinicSettings.clinicId, clinicId));
+  return { timezone: row?.timezone ?? DEFAULT_TIMEZONE, drugNames: row?.drugNames ?? [] };
+}

@@ -18,8 +18,10 @@ import type { AudioFormat } from '../../providers/transcription/port.ts';
 import type { NotesCaller } from '../callers.ts';
 import { chargeClinicQuota } from '../clinics/quota.ts';
 import { recordNoteEvent } from '../history/record-event.ts';
+import { dayIn } from '../plan/plan-context.ts';
 import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
+import { planSettingsOf } from '../store/settings.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import type { UploadMetadata } from './upload-metadata.ts';
 
@@ -125,6 +127,8 @@ export async function createNewNote<Extra extends object = Record<never, never>>
           noteStyle,
           species: metadata.species ?? null,
           template,
+          // Else the clinic's day, by the same zone database that validated its `timezone` setting.
+          visitDate: metadata.visit_date ?? dayIn((await planSettingsOf(caller.clinicId, tx)).timezone, new Date()),
           ...request.audio(),
         },
         tx,

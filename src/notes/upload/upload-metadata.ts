@@ -3,6 +3,7 @@ import { AppError } from '../../platform/errors.ts';
 import { fieldIssueOf } from '../../platform/field-issue.ts';
 import { rejectUnstorable } from '../../platform/http/input-boundary.ts';
 import { NoteStyleSchema } from '../store/note.schemas.ts';
+import { VisitDateSchema } from '../store/plan.schemas.ts';
 import { SpeciesSchema } from '../store/vitals.schemas.ts';
 
 export const MetadataItemSchema = z.object({ key: z.string().min(1).max(50), value: z.string().min(1).max(500) });
@@ -34,18 +35,23 @@ export const UploadMetadataSchema = z
           "the clinic's `default_template` (settings). Unknown → 422 `TEMPLATE_NOT_FOUND`. The note keeps the template as " +
           'it is now: a retry uses it, later changes to the template never alter the note.',
       }),
+    visit_date: VisitDateSchema.optional().meta({
+      description:
+        "The day of the consultation, `YYYY-MM-DD` (a real calendar day; anything else → 422); the plan's follow-ups " +
+        "count their due dates from it. Absent = the day the note is created in the clinic's time zone (settings `timezone`).",
+    }),
   })
   .meta({
     id: 'NoteUploadMetadata',
     description:
       'JSON text of the `metadata` part. `patient_name` is accepted for `name`; any other top-level string ' +
       '(e.g. `owner_name`) becomes a metadata item `{key, value}`. `note_style` chooses how the note is written, ' +
-      '`template` in which sections, `species` the reference ranges of its vitals.',
+      '`template` in which sections, `species` the reference ranges of its vitals, `visit_date` the day its follow-ups count from.',
   });
 
 export type UploadMetadata = z.infer<typeof UploadMetadataSchema>;
 
-const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style', 'species', 'template']);
+const KNOWN = new Set(['name', 'patient_name', 'gender', 'external_id', 'metadata', 'note_style', 'species', 'template', 'visit_date']);
 
 /** Parses the `metadata` part: bad JSON → 400; a valid JSON that breaks the rules → 422 with the field. */
 export function parseUploadMetadata(text: string | undefined): UploadMetadata {
@@ -94,6 +100,7 @@ export function metadataFromObject(raw: unknown, field: 'metadata' | null): Uplo
     note_style: input.note_style,
     species: input.species,
     template: input.template,
+    visit_date: input.visit_date,
     metadata: [...(Array.isArray(input.metadata) ? input.metadata : input.metadata === undefined ? [] : [input.metadata]), ...extras],
   };
   const parsed = UploadMetadataSchema.safeParse(candidate);

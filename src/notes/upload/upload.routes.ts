@@ -54,7 +54,7 @@ export async function uploadRoutes(app: AppInstance, { upload }: { upload: Uploa
           '`multipart/form-data` with a file part `audio` (mp3, wav, m4a or aac, decided from the bytes; ' +
           `10-3600 s; at most \`AUDIO_MAX_BYTES\`, 100 MB by default: 413 \`AUDIO_TOO_LARGE\` as soon as the file passes it, ${LINGERING_CLOSE_NOTE}) and ` +
           'a text part `metadata` holding JSON: `{"name", "gender"?, ' +
-          '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?: "verbatim"|"clinical", "template"?: slug}` (`patient_name` is accepted for `name`; other ' +
+          '"external_id"?, "metadata"?: [{"key","value"}], "note_style"?: "verbatim"|"clinical", "template"?: slug, "visit_date"?: "YYYY-MM-DD"}` (`patient_name` is accepted for `name`; other ' +
           'top-level strings become metadata items; an unknown `template` → 422 `TEMPLATE_NOT_FOUND`). The note starts `pending`; poll `GET /notes/{id}/status`. ' +
           'Send `Idempotency-Key` to make a retried upload return the first response (24 h, per clinic).',
         tags: ['Notes'],

@@ -21,6 +21,8 @@ export const REVIEW_REASONS = [
   'drafting_invalid',
   // Set by the Notes tree, not by a drafter: a drafted vital that differs from the one read from the transcript.
   'vital_mismatch',
+  // Set by the Notes tree too: a drafted drug, dose or interval that differs from the plan read from the transcript.
+  'plan_mismatch',
   'capture_auto_closed',
   'simulated_transcript',
 ] as const;

@@ -18,6 +18,7 @@ export * from './idempotency-keys.ts';
 export * from './leads.ts';
 export * from './note-amendments.ts';
 export * from './note-erasures.ts';
+export * from './note-follow-ups.ts';
 export * from './note-history.ts';
 export * from './note-list-versions.ts';
 export * from './note-name-words.ts';

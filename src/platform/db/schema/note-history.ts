@@ -10,6 +10,8 @@ export const NOTE_HISTORY_EVENTS = [
   'failed',
   'section_edited',
   'retried',
+  // PUT /notes/{id}/plan: the plan replaced whole by the client (notes/plan-edit/)
+  'plan_replaced',
   'signed',
   'amended',
   'exported',

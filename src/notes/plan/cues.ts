@@ -1,0 +1,168 @@
+// The words that say what happens to a drug in this visit, folded (lower case, no accents).
+// docs/notes-plan-extraction.md lists them for a reader; these tables are what the extraction uses.
+
+import { PhraseTable } from './tokens.ts';
+
+export type Cue =
+  /** For home: "vou passar", "prescrevo", "dar", "iniciar", "manter". */
+  | 'prescribe'
+  /** In the clinic now: "apliquei", "foi aplicado", "vou aplicar agora", "fiz". */
+  | 'administer'
+  /** Said like an administration but also how a home treatment is put ("vamos fazer X por 7 dias"): administered only without a schedule. */
+  | 'administer_weak'
+  /** Stopped: "suspender", "parar com", "tirar o". */
+  | 'suspend'
+  /** Considered and rejected: "não vou passar", "poderia usar", "em vez de". */
+  | 'reject'
+  /** Taken before: "já tomou", "estava tomando", "usou". */
+  | 'history'
+  /** "limpar a ferida com soro": a fluid used to clean, not a medication (drugs of other classes keep their cue). */
+  | 'cleaning'
+  /** "em casa": for home ("em casa vai prednisolona"), unless said of what was taken before ("deu em casa"). */
+  | 'home';
+
+const phrases = (cue: Cue, list: string[]) => list.map((phrase) => [phrase, cue] as const);
+
+// biome-ignore format: a table reads better packed
+export const CUES = new PhraseTable<Cue>([
+  ...phrases('prescribe', [
+    'vou passar', 'vamos passar', 'passar', 'passo', 'passei', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
+    'prescrevi', 'prescrito', 'prescrita', 'receitar', 'receito', 'receitei', 'vou receitar', 'vou entrar com', 'vamos entrar com',
+    'entrar com', 'entra com', 'iniciar', 'inicia', 'iniciamos', 'comecar', 'comeca', 'comecamos', 'continuar', 'continua',
+    'continue', 'manter', 'mantem', 'mantenha', 'mantemos', 'vou manter', 'dar', 'dando', 'oferecer', 'ofereca',
+    'vai tomar', 'vai dar', 'vai usar', 'vai aplicar', 'vai pingar', 'vai passar', 'tomar', 'usar', 'utilizar', 'aplicar',
+    'aplique', 'aplica', 'pingar', 'pinga', 'pingue', 'administrar', 'associar', 'associo', 'associado', 'vou associar',
+    'vou deixar', 'deixar', 'indico', 'recomendo', 'orientei', 'ficar com', 'fica com', 'trocar para', 'troca para',
+    'trocar por', 'substituir por', 'prescricao', 'receita', 'tratamento com', 'tratar com', 'mandar para casa com',
+    'pra casa', 'para casa', 'pra casa vai', 'para casa vai', 'em casa vai', 'vai pra casa com', 'entra', 'entra a', 'entra o',
+    'entra com', 'entrar', 'para os proximos dias', 'pros proximos dias', 'pra seguir', 'para seguir', 'repetir', 'vai repetir',
+    'repete', 'seguir com', 'segue com', 'dar em casa', 'uso domiciliar', 'tratamento domiciliar',
+  ]),
+  ...phrases('home', ['em casa']),
+  ...phrases('cleaning', [
+    'limpar com', 'limpa com', 'limpe com', 'lavar com', 'lava com', 'lave com', 'limpa antes com', 'limpar antes com',
+    'limpar a ferida com', 'limpar o ferimento com', 'lavar a ferida com', 'lavar o ferimento com', 'limpeza com',
+    'limpeza da ferida com', 'limpar a regiao com', 'lavagem com', 'umedecido com', 'umedecida com', 'gaze com',
+  ]),
+  ...phrases('administer', [
+    'apliquei', 'aplicamos', 'aplicado', 'aplicada', 'foi aplicado', 'foi aplicada', 'ja apliquei', 'ja aplicamos',
+    'vou aplicar agora', 'aplicar agora', 'fazer agora', 'aplicar aqui', 'acabei de aplicar', 'acabamos de aplicar', 'administrei',
+    'administramos', 'administrado', 'administrada', 'foi administrado', 'foi administrada', 'fiz', 'fizemos', 'foi feito',
+    'foi feita',
+    'injetei', 'injetamos', 'realizei', 'realizado', 'realizada', 'tomou aqui', 'tomou agora', 'recebeu aqui',
+    'recebeu agora', 'dei aqui', 'dei agora', 'demos aqui', 'vou dar agora', 'vamos dar agora', 'vou dar aqui',
+    'estou aplicando', 'to aplicando', 'aplicando', 'vou fazer agora', 'vamos fazer agora', 'ja fiz', 'ja fizemos',
+    'dose aplicada', 'fiz aqui', 'fizemos aqui', 'aplicados', 'aplicadas', 'aplicado agora', 'aplicada agora',
+    'aplicados agora', 'aplicados na consulta', 'aplicado na consulta', 'aplicada na consulta', 'administrados',
+    'feitos agora', 'feito agora', 'feita agora', 'feito aqui', 'feita aqui', 'feito na consulta', 'feita na consulta',
+    'dado aqui', 'dada aqui', 'dado agora', 'dada agora', 'dados aqui', 'na consulta', 'aqui na consulta', 'agora dou',
+    'dou agora', 'sedei', 'sedei com', 'sedamos com', 'sedado com', 'sedada com', 'anestesiei', 'anestesiado com',
+    'anestesiada com', 'anestesiado no', 'anestesiada no', 'anestesiado com', 'induzi com', 'inducao com',
+    'fluidoterapia com', 'iniciada fluidoterapia com', 'iniciei fluidoterapia com', 'iniciada', 'iniciado', 'iniciei',
+    'medicado com', 'medicada com', 'medicamos com', 'ja fiz aqui', 'ja dei aqui', 'recebeu aqui', 'tomou aqui na clinica',
+  ]),
+  ...phrases('administer_weak', [
+    'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
+  ]),
+  ...phrases('suspend', [
+    'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',
+    'parar com', 'parar de dar', 'parar de usar', 'parar de tomar', 'parar o', 'parar a', 'pare com', 'pare o', 'pare a',
+    'para com', 'para de dar', 'vamos parar', 'vou parar', 'tirar o', 'tirar a', 'tira o', 'tira a', 'retirar o', 'retirar a', 'retira o', 'interromper', 'interrompe', 'interrompa', 'interrompi',
+    'descontinuar', 'descontinua', 'cortar o', 'cortar a', 'corta o', 'nao dar mais', 'nao da mais', 'nao de mais',
+    'nao precisa mais', 'nao precisa mais dar', 'chega de', 'encerrar', 'encerra', 'pode parar', 'pode suspender',
+    'pode tirar',
+  ]),
+  ...phrases('reject', [
+    'nao vou passar', 'nao vou usar', 'nao vou dar', 'nao vou prescrever', 'nao vou aplicar', 'nao vou receitar',
+    'nao vou entrar com', 'nao vamos passar', 'nao vamos usar', 'nao vamos dar', 'nao vamos entrar com', 'nao precisa de',
+    'nao precisa', 'nao e necessario', 'nao ha necessidade de', 'sem necessidade de', 'poderia usar', 'poderia passar',
+    'poderia dar', 'poderia entrar com', 'poderia ser', 'podia usar', 'podia passar', 'poderiamos usar', 'poderiamos passar',
+    'daria para usar', 'daria pra usar', 'pensei em', 'cheguei a pensar em', 'cogitei', 'considerei', 'em vez de',
+    'ao inves de', 'inves de', 'no lugar de', 'evitar', 'evite', 'evitando', 'nao pode tomar', 'nao pode usar',
+    'nao pode receber', 'nao usar', 'nao dar', 'nao de', 'nunca', 'alergico a', 'alergica a', 'alergico ao',
+    'alergica ao', 'alergia a', 'alergia ao', 'reacao a', 'reacao ao', 'contraindicado', 'contraindicada',
+    'nao recomendo', 'nao indico', 'descartei', 'nem', 'sem', 'mas nao', 'nao tem', 'preferi nao', 'prefiro nao',
+    'nao quero', 'nao quis', 'nao vou iniciar', 'nao vou repetir', 'nao vamos repetir', 'nao vou associar', 'nao indicado',
+    'nao indicada', 'nao vou fazer', 'nao vamos fazer', 'por enquanto nao', 'nao faz', 'nao resolve', 'existe', 'existe o',
+    'existe a', 'existe tambem', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
+    'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
+  ]),
+  ...phrases('history', [
+    'ja tomou', 'tomou', 'tomava', 'tomaram', 'estava tomando', 'tava tomando', 'vinha tomando', 'tinha tomado',
+    'ja tomava', 'ja usou', 'usou', 'usava', 'usaram', 'estava usando', 'tava usando', 'vinha usando', 'tinha usado',
+    'deu', 'dava', 'deram', 'davam', 'dei', 'demos', 'tinha dado', 'ja deu', 'ja passaram', 'passaram', 'passou',
+    'fez uso', 'fazia uso', 'faz uso', 'em uso de', 'ja fez', 'fez', 'recebeu', 'recebia', 'ja recebeu', 'usa', 'toma',
+    'tratado com', 'tratada com', 'foi tratado com', 'foi tratada com', 'responde ao', 'respondeu ao', 'respondeu a',
+    'ta tomando', 'esta tomando', 'to dando', 'estou dando', 'ta dando', 'tava dando', 'estava dando', 'vinha dando',
+    'que eu passei', 'que passei', 'que o colega passou', 'passei', 'aquele', 'aquela', 'pingou', 'ja pingou', 'aplicou',
+    'ja aplicou', 'tinha aplicado', 'ja tinha aplicado', 'tinha dado', 'ja tinha dado', 'acha que era', 'que sobrou',
+    'colocava', 'colocou', 'parei', 'parou', 'parou de dar', 'ja recebeu', 'dei em casa', 'na consulta anterior',
+    'na ultima consulta', 'que eu tinha', 'que tinha', 'que ela tinha', 'que ele tinha', 'perguntou de', 'perguntou sobre', 'voces dao', 'voce da', 'ja deram', 'deram em casa',
+  ]),
+]);
+/** The longest cue phrase (words), for looking back. */
+export const LONGEST_CUE = 6;
+
+/** After a cue, these keep the cue's reach going to the drug ("vou passar também um comprimido de ..."). */
+// biome-ignore format: a table reads better packed
+export const GLUE = new Set([
+  'o', 'a', 'os', 'as', 'um', 'uma', 'de', 'do', 'da', 'dos', 'das', 'com', 'tambem', 'e', 'ele', 'ela', 'nele', 'nela',
+  'pra', 'para', 'pro', 'dele', 'dela', 'eu', 'agora', 'ja', 'hoje', 'aqui', 'entao', 'ai', 'ta', 'nao', 'mais', 'so',
+  'apenas', 'gente', 'vou', 'vamos', 'la', 'isso', 'esse', 'essa', 'este', 'esta', 'no', 'na', 'ao', 'dose', 'doses',
+  'uso', 'lhe', 'logo', 'tudo', 'bem', 'certo', 'beleza', 'ok', 'tipo', 'assim', 'que', 'seu', 'sua', 'medicacao',
+  'medicamento', 'remedio', 'remedinho', 'antibiotico', 'anti', 'inflamatorio', 'analgesico', 'protetor', 'gastrico',
+  'vermifugo', 'antipulgas', 'carrapaticida', 'colirio', 'pomada', 'shampoo', 'injetavel', 'injecao', 'comprimido',
+  'comprimidos', 'gotas', 'xarope', 'pipeta', 'suspensao', 'solucao', 'oral', 'sempre', 'se', 'ela', 'por', 'enquanto',
+  'pode', 'podemos', 'precisa', 'vai', 'eles', 'unica', 'primeira', 'nova', 'novo', 'outra', 'outro', 'mesmo', 'mesma',
+  'pouquinho', 'pouco', 'pouca', 'umas', 'uns', 'gotinhas', 'alguma', 'algum', 'coisa', 'ainda',
+]);
+
+/** Said of a drug, these place it in the past: "mês passado", "ontem", "há dois meses". */
+// biome-ignore format: a table reads better packed
+export const PAST_MARKERS = new PhraseTable<true>(
+  [
+    'mes passado', 'semana passada', 'ano passado', 'ontem', 'anteontem', 'anteriormente', 'no passado', 'outro veterinario',
+    'outra veterinaria', 'outra clinica', 'outro colega', 'por conta propria', 'por conta', 'ultima vez',
+    'da ultima vez', 'na ultima consulta', 'na outra consulta', 'ja faz', 'faz tempo', 'naquela epoca',
+  ].map((phrase) => [phrase, true] as const),
+);
+
+/** Words that end a drug's reach: another topic of the plan begins. */
+// biome-ignore format: a table reads better packed
+export const TOPIC_STOPS = new Set([
+  'retorno', 'retornar', 'retorne', 'revisao', 'reavaliacao', 'reavaliar', 'reavaliamos', 'volta', 'voltar', 'volte',
+  'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinacao', 'antirrabica', 'exame', 'exames', 'hemograma', 'bioquimico',
+  'ultrassom', 'ultrassonografia', 'radiografia', 'raio', 'cirurgia', 'castracao', 'internacao', 'internar', 'anamnese',
+  'diagnostico', 'suspeita', 'prognostico', 'observacoes', 'orcamento', 'valor', 'reais', 'custa', 'exame fisico',
+  'dieta', 'alimentacao',
+]);
+
+/**
+ * Headings that say what the drugs under them are: "Prescrição:", "Pra casa:", "Aplicado agora:",
+ * "Medicação no trans-operatório:". A heading is a sentence of its own or the words before a colon;
+ * the drugs after it, up to the next heading, take its status unless their own words say another.
+ * `null`: a heading of another part of the note ("Diagnóstico:", "Orientações:"), which ends the last.
+ */
+// biome-ignore format: a table reads better packed
+export const SECTIONS = new PhraseTable<'prescribed' | 'administered' | null>([
+  ...[
+    'prescricao', 'prescricoes', 'prescricao para casa', 'prescricao pra casa', 'prescricao da internacao', 'prescricao domiciliar',
+    'receita', 'receituario', 'para casa', 'pra casa', 'em casa', 'tratamento domiciliar', 'tratamento para casa',
+    'tratamento em casa', 'medicacao para casa', 'medicacoes para casa', 'uso domiciliar', 'para os proximos dias', 'pra seguir',
+    'medicacao de uso continuo', 'prescrito', 'prescritos', 'internacao',
+  ].map((phrase) => [phrase, 'prescribed'] as const),
+  ...[
+    'aplicado', 'aplicados', 'aplicado agora', 'aplicados agora', 'aplicado na consulta', 'aplicados na consulta',
+    'medicacao aplicada', 'medicacoes aplicadas', 'medicacao no trans operatorio', 'medicacao trans operatoria',
+    'medicacoes no trans operatorio', 'trans operatorio', 'transoperatorio', 'no trans operatorio', 'medicacao pre anestesica',
+    'pre anestesico', 'mpa', 'inducao', 'feito na consulta', 'feito agora', 'feitos agora', 'medicacao realizada',
+    'medicacoes realizadas', 'na clinica', 'aplicado na clinica', 'medicado', 'administrado', 'administrados',
+    'medicacao administrada', 'medicacoes administradas', 'anestesia', 'protocolo anestesico', 'sedacao',
+  ].map((phrase) => [phrase, 'administered'] as const),
+  ...[
+    'tratamento', 'conduta', 'plano', 'plano terapeutico', 'orientacoes', 'orientacao', 'observacoes', 'observacao', 'retorno',
+    'seguimento', 'diagnostico', 'exames', 'exame', 'exame fisico', 'exame clinico', 'anamnese', 'historico', 'identificacao',
+    'queixa', 'rebanho', 'material', 'procedimento', 'suspeita', 'paciente', 'exames solicitados', 'exames complementares',
+    'prognostico', 'recomendacoes',
+  ].map((phrase) => [phrase, null] as const),
+]);

@@ -1,0 +1,171 @@
+// Exams ordered or done in this visit: an exam's name with an order said in its sentence, before it
+// ("vou pedir hemograma, bioquímico e ultrassom", "coletei sangue para hemograma", "Exames
+// solicitados. Frutosamina, urinálise ...") or right after it ("raio-x feito agora", "Snap 4Dx
+// feito na consulta"); not an old result being discussed ("o ultrassom de dezembro", "o raio-x de
+// dois anos atrás já mostrava"), not an exam declined or left for a condition, and not an exam a
+// return is for ("volta em 21 dias pra repetir o T4"). One item per code.
+
+import type { ExamCode } from '../store/plan.schemas.ts';
+import { PhraseTable, type Words } from './tokens.ts';
+
+const exam = (code: ExamCode, list: string[]) => list.map((phrase) => [phrase, code] as const);
+
+// biome-ignore format: a table reads better packed
+export const EXAMS = new PhraseTable<ExamCode>([
+  ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'hemograma e plaquetas', 'contagem de plaquetas', 'hematocrito', 'eritrograma', 'leucograma']),
+  ...exam('biochemistry', [
+    'bioquimico', 'bioquimicos', 'bioquimica', 'bioquimica serica', 'perfil bioquimico', 'exames bioquimicos', 'exame bioquimico',
+    'funcao renal', 'funcao hepatica', 'perfil renal', 'perfil hepatico', 'ureia e creatinina', 'ureia', 'creatinina',
+    'alt e fa', 'enzimas hepaticas', 'eletrolitos', 'albumina', 'proteinas totais', 'colesterol', 'triglicerides', 'bioquimico completo',
+  ]),
+  ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa']),
+  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico']),
+  ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal', 'ultrassom de abdomen']),
+  ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'exame radiografico', 'chapa', 'chapas', 'raio x de torax', 'radiografia de torax']),
+  ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'citologia aspirativa']),
+  ...exam('culture', ['cultura', 'cultura e antibiograma', 'antibiograma', 'urocultura', 'cultura fungica', 'cultura bacteriana', 'hemocultura', 'cultura com antibiograma', 'urocultura com antibiograma']),
+  ...exam('ecg', ['eletrocardiograma', 'ecg', 'eletro']),
+  ...exam('echocardiogram', ['ecocardiograma', 'ecocardiografia', 'ecocardio', 'ecodopplercardiograma', 'eco do coracao']),
+  ...exam('blood_pressure', ['pressao arterial', 'pressao', 'pressao sistolica', 'doppler']),
+  ...exam('rapid_test', [
+    'teste rapido', 'testes rapidos', 'snap', 'snap test', '4dx', 'snap 4dx', 'teste de cinomose', 'teste de parvovirose',
+    'teste de parvo', 'teste de fiv e felv', 'teste fiv felv', 'teste de giardia', 'teste de leishmaniose',
+    'teste rapido de leishmaniose', 'teste de erliquiose', 'teste de fiv', 'teste de felv', 'teste do carrapato', 'kit rapido',
+  ]),
+  ...exam('pcr', ['pcr', 'rt pcr', 'qpcr']),
+  ...exam('histopathology', ['biopsia', 'histopatologico', 'histopatologia', 'exame histopatologico', 'biopsia incisional', 'biopsia excisional', 'histopatologico do nodulo']),
+  ...exam('other', [
+    'tomografia', 'ressonancia', 'ressonancia magnetica', 'endoscopia', 'sorologia', 't4', 't4 livre', 't4 total', 'tsh', 'cortisol',
+    'supressao com dexametasona', 'estimulacao com acth', 'mielograma', 'liquor', 'gasometria', 'coagulograma', 'teste de coagulacao',
+    'tempo de protrombina', 'rinoscopia', 'otoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
+    'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'glicemia', 'curva glicemica', 'sdma', 'raspado',
+    'raspado de pele', 'raspado cutaneo', 'raspado profundo', 'tricograma', 'fenobarbital serico', 'imunofenotipagem',
+    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'exame de fundo de olho',
+  ]),
+]);
+
+// biome-ignore format: a table reads better packed
+const ORDER = new PhraseTable<true>(
+  [
+    'pedir', 'vou pedir', 'vamos pedir', 'peco', 'pedimos', 'pedi', 'pedido', 'solicitar', 'solicito', 'solicitei', 'solicitado',
+    'solicitada', 'solicitados', 'solicitadas', 'solicitamos', 'requisitar', 'requisito', 'requisitei', 'fazer', 'faca', 'facam',
+    'fazemos', 'fiz', 'fizemos', 'feito', 'feita', 'feitos', 'feitas', 'vou fazer', 'vamos fazer', 'vai fazer', 'precisa fazer',
+    'precisamos fazer', 'tem que fazer', 'quero fazer', 'queria fazer', 'realizar', 'realizei', 'realizado', 'realizada',
+    'realizados', 'realizamos', 'coletar', 'coletei', 'coletamos', 'coletado', 'coletada', 'coletados', 'colher', 'colhi',
+    'colhemos', 'colhido', 'colhida', 'colhidos', 'coleta', 'coleta de', 'encaminhar', 'encaminho', 'encaminhei', 'encaminhado',
+    'encaminhada', 'agendar', 'agendei', 'agendado', 'agendada', 'agendamos', 'marcar', 'marquei', 'marcado', 'marcada', 'mandar',
+    'mandei', 'mandamos', 'enviar', 'enviei', 'enviado', 'enviada', 'enviados', 'enviamos', 'aferir', 'aferi', 'aferimos', 'aferida',
+    'medir', 'medi', 'medimos', 'medida', 'tirar sangue', 'tirei sangue', 'tiramos sangue', 'indicado', 'indico', 'recomendo',
+    'rodar', 'rodei', 'rodamos', 'repetir', 'repetimos', 'vou repetir', 'vamos repetir', 'precisa de', 'precisamos de',
+    'quero', 'queria', 'quero tambem', 'queria tambem', 'solicitacao', 'pedido de', 'requisicao', 'amostra para', 'amostras para',
+  ].map((phrase) => [phrase, true] as const),
+);
+
+/** Said with the exam, these make it an old result, a declined exam or one left for a condition. */
+// biome-ignore format: a table reads better packed
+const NOT_ORDERED = new PhraseTable<true>(
+  [
+    'de ontem', 'do mes passado', 'da semana passada', 'semana passada', 'mes passado', 'ano passado', 'anterior', 'anteriores',
+    'antigo', 'antigos', 'ultimo', 'ultima', 'que fez', 'que ele fez', 'que ela fez', 'feito em', 'trouxe', 'trouxeram', 'trazidos',
+    'trazido', 'tinha feito', 'ja fez', 'ja tinha', 'atras', 'mostrava', 'ja mostrava', 'de janeiro', 'de fevereiro', 'de marco',
+    'de abril', 'de maio', 'de junho', 'de julho', 'de agosto', 'de setembro', 'de outubro', 'de novembro', 'de dezembro',
+    'nao precisa', 'nao vou pedir', 'nao vamos fazer', 'nao vou fazer', 'sem necessidade', 'nao quis', 'recusou', 'nao autorizou',
+    'dispensou', 'optou por nao', 'nao quer', 'nao vai precisar', 'por enquanto nao', 'se nao melhorar', 'se piorar',
+    'caso nao melhore', 'caso piore', 'se persistir', 'se continuar', 'saiu o resultado', 'que a gente colheu', 'que colhemos',
+    'outra clinica', 'outro veterinario',
+  ].map((phrase) => [phrase, true] as const),
+);
+
+/** How far before the exam (in its sentence) its order may be said, and after it. */
+const BEFORE = 12;
+const AFTER = 4;
+
+export interface FoundExam {
+  code: ExamCode;
+  used: number[];
+}
+
+export interface ExamMention {
+  code: ExamCode;
+  first: number;
+  end: number;
+}
+
+export function examMentions(words: readonly string[]): ExamMention[] {
+  const found: ExamMention[] = [];
+  for (let at = 0; at < words.length; ) {
+    const hit = EXAMS.at(words, at);
+    if (hit) {
+      found.push({ code: hit.value, first: at, end: hit.end });
+      at = hit.end;
+    } else at++;
+  }
+  return found;
+}
+
+/** The start of the sentence holding `at`. */
+function sentenceStart(w: Words, at: number): number {
+  let k = at;
+  while (k > 0 && !w.breakBefore[k]) k--;
+  return k;
+}
+
+/** An order said before the exam in its sentence, back to `floor`: its range, or null. */
+function orderBefore(words: readonly string[], floor: number, at: number): [number, number] | null {
+  for (let k = at - 1; k >= floor; k--) {
+    const hit = ORDER.at(words, k);
+    if (hit && hit.end <= at) return [k, hit.end];
+  }
+  return null;
+}
+
+/**
+ * The exams ordered. `inFollowUp` says whether a word is in a follow-up's clause (what a return is for).
+ */
+export function findExams(w: Words, mentions: ExamMention[], inFollowUp: (at: number) => boolean): FoundExam[] {
+  const { words } = w;
+  const found = new Map<ExamCode, FoundExam>();
+  // The order of the list an exam is in: "Enviado sangue para PCR ..., hemograma e bioquímico, e urina para urinálise".
+  let listOrder = null as { sentence: number; order: [number, number] } | null;
+  for (const mention of mentions) {
+    if (inFollowUp(mention.first)) continue;
+    const start = sentenceStart(w, mention.first);
+    let order = orderBefore(words, Math.max(start, mention.first - BEFORE), mention.first);
+    if (!order && listOrder?.sentence === start) order = listOrder.order;
+    if (!order) {
+      for (let k = mention.end; k < Math.min(words.length, mention.end + AFTER) && !w.breakBefore[k]; k++) {
+        const hit = ORDER.at(words, k);
+        if (hit) {
+          order = [k, hit.end];
+          break;
+        }
+      }
+    }
+    // "Exames solicitados. Frutosamina, urinálise e urocultura": a heading that orders the list after it.
+    if (!order && start > 0) {
+      const previous = sentenceStart(w, start - 1);
+      if (start - previous <= 3) order = orderBefore(words, previous, start);
+    }
+    if (!order) continue;
+    if (denied(w, mention, order)) continue;
+    listOrder = { sentence: start, order };
+    if (found.has(mention.code)) continue;
+    found.set(mention.code, { code: mention.code, used: [...range(order[0], order[1]), ...range(mention.first, mention.end)] });
+  }
+  return [...found.values()];
+}
+
+/** An old result or a refusal said between the order and the exam, or right after the exam in its sentence. */
+function denied(w: Words, mention: ExamMention, order: [number, number]): boolean {
+  const { words } = w;
+  const from = Math.min(order[1], mention.first);
+  for (let k = from; k < Math.min(words.length, mention.end + 6); k++) {
+    if (k > mention.first && w.breakBefore[k]) break;
+    if (k >= mention.first && k < mention.end) continue;
+    if (k >= order[0] && k < order[1]) continue;
+    if (NOT_ORDERED.at(words, k)) return true;
+  }
+  return false;
+}
+
+const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);

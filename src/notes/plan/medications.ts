@@ -1,0 +1,548 @@
+// Medications: every drug of the lexicon said in the consultation is a mention; a mention becomes
+// an item when the words around it say it is prescribed, given now or stopped, and not when they
+// say it was taken before or considered and rejected. Each mention reads
+//   - its preamble: the words just before it, back over cues, routes and little words ("vou passar
+//     também um comprimido de ...", "nebulização com ..."), stopping at any other word or a
+//     sentence mark;
+//   - its reach: the words after it up to the next mention's preamble, another topic (a return,
+//     an exam, a vaccine) or REACH words, across sentences, so a schedule said later ("Dá de manhã
+//     e à noite." … "Por quanto tempo?" … "Dez dias.") attaches to the drug being discussed.
+// The first dose, interval, duration and route in its reach are its own. Its status comes from its
+// own cues; else from the drug before or after it in the same list ("Apliquei dipirona …,
+// cefalotina … e morfina …"); else from the heading it is under ("Prescrição:", "Aplicado agora:").
+// A drug said again adds what it was missing to the first item of the same drug and status.
+
+import { type Interval, intervalAt } from '../../language/intervals.ts';
+import type { DoseUnit, PlanMedication, Route } from '../store/plan.schemas.ts';
+import { CUES, type Cue, GLUE, LONGEST_CUE, PAST_MARKERS, SECTIONS, TOPIC_STOPS } from './cues.ts';
+import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID } from './doses.ts';
+import type { Drug } from './lexicon/lexicon.ts';
+import type { PhraseTable, Words } from './tokens.ts';
+
+/** How far a drug's reach goes at most (words). */
+export const REACH = 60;
+/** How far after the drug a cue still speaks of it ("Dexametasona 0,5 mg/kg IV, já apliquei."). */
+const CUE_REACH = 14;
+/** How far before the drug its preamble goes at most (words). */
+const PREAMBLE = 12;
+/** Two drugs in one sentence this close are a list: one cue speaks for all. */
+const LIST_SPAN = 30;
+
+type Status = PlanMedication['status'];
+
+export interface FoundMedication {
+  drug: string;
+  generic: string;
+  dose_value: number | null;
+  dose_unit: DoseUnit | null;
+  route: Route | null;
+  interval_hours: number | null;
+  duration_days: number | null;
+  status: Status;
+  /** Indices of the words read. */
+  used: number[];
+}
+
+interface Mention {
+  first: number;
+  end: number;
+  drug: Drug;
+  /** The drug as said: the mention's words as transcribed, folded. */
+  said: string;
+}
+
+/** What a mention's own words say of its status: a status, "not an item", or nothing. */
+type Own = { kind: 'status'; status: Status } | { kind: 'drop' } | { kind: 'none' };
+
+interface Reading extends Omit<FoundMedication, 'status'> {
+  own: Own;
+  /** A schedule (interval or duration) was said: an administration with one is for home. */
+  schedule: boolean;
+  /** Dose, interval, duration or route said. */
+  hasSchedule: boolean;
+  /** An administer cue said with "agora"/"aqui"/"hoje" beside it, or a strong one. */
+  now: boolean;
+  /** Given now and, after that, for home ("aplicado agora, e repetir uma pipeta por mês em casa"): two items; where the home part begins. */
+  alsoForHome: number | null;
+  /** Only a per-weight-band rate was said ("1 ml para cada 50 kg"): a herd's or a label's, never an item. */
+  herdOnly: boolean;
+  mention: Mention;
+}
+
+// biome-ignore format: a table reads better packed
+const CONNECTORS_OF_ALIAS = new Set(['o', 'a', 'que', 'e', 'ou', 'seja', 'do', 'da', 'tipo', 'chamado', 'nome', 'comercial', 'generico', 'marca', 'um', 'uma']);
+/** "antes do Otomax", "depois da dipirona": a drug named as a point in time, not a mention of its own. */
+// biome-ignore format: a table reads better packed
+const REFERENCE_BEFORE = new Set(['antes', 'depois', 'apos']);
+
+const said = (text: string, w: Words, first: number, end: number) =>
+  text
+    .slice(w.starts[first], w.ends[end - 1])
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9µ+/.,\s-]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): Mention[] {
+  const { words } = w;
+  const mentions: Mention[] = [];
+  for (let at = 0; at < words.length; ) {
+    const hit = table.at(words, at);
+    // A name does not run over a sentence mark ("... vitamina. E ...").
+    if (!hit || range(at + 1, hit.end).some((k) => w.breakBefore[k])) {
+      at++;
+      continue;
+    }
+    const last = mentions.at(-1);
+    const between = last ? words.slice(last.end, at) : [];
+    const reference =
+      REFERENCE_BEFORE.has(words[at - 1] ?? '') ||
+      (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
+    if (reference) {
+      at = hit.end;
+      continue;
+    }
+    // "Rimadyl, que é o carprofeno": one drug said twice is one mention, reported as first said.
+    if (
+      last &&
+      between.length <= 3 &&
+      between.every((word) => CONNECTORS_OF_ALIAS.has(word)) &&
+      (last.drug.generic === hit.value.generic || last.drug.name === hit.value.generic || hit.value.name === last.drug.generic)
+    ) {
+      last.end = hit.end;
+    } else mentions.push({ first: at, end: hit.end, drug: hit.value, said: said(text, w, at, hit.end) });
+    at = hit.end;
+  }
+  return mentions;
+}
+
+/** "há dois meses", "há 10 dias": a time in the past. */
+function agoAt(words: readonly string[], at: number): number | null {
+  if (words[at] !== 'ha' && words[at] !== 'faz') return null;
+  let k = at + 1;
+  if (['uns', 'umas', 'mais', 'cerca', 'quase'].includes(words[k] ?? '')) k++;
+  if (words[k] === 'de') k++;
+  const unitAt = (j: number) => ['dia', 'dias', 'semana', 'semanas', 'mes', 'meses', 'ano', 'anos'].includes(words[j] ?? '');
+  if (unitAt(k)) return k + 1; // "há meses"
+  if (
+    /^\d/.test(words[k] ?? '') ||
+    ['um', 'uma', 'dois', 'duas', 'tres', 'quatro', 'cinco', 'seis', 'sete', 'oito', 'dez', 'quinze', 'vinte', 'trinta'].includes(
+      words[k] ?? '',
+    )
+  ) {
+    if (unitAt(k + 1)) return k + 2;
+  }
+  return null;
+}
+
+/** A dose said right before the drug, tied to it by "de": "meio comprimido de dipirona", "uma aplicação intramamária de cefalexina". */
+function doseBefore(words: readonly string[], mention: Mention, limit: number): (Dose & { herd: boolean }) | null {
+  const tie = mention.first - 1;
+  if (!['de', 'do', 'da'].includes(words[tie] ?? '')) return null;
+  for (let at = Math.max(limit, tie - 7); at < tie; at++) {
+    const dose = doseAt(words, at);
+    if (dose && (dose.end === tie || (dose.end === tie - 1 && /^intra|^sub|^oral$|^topic/.test(words[tie - 1]!)))) return dose;
+  }
+  return null;
+}
+
+/**
+ * A route or form said before the drug and tied to it ("nebulização com ...", "colírio de ...",
+ * "o colírio, o Tobrex", "pomada Furacin"), which the preamble walks back over; not a route said
+ * after the drug before ("... IV e morfina").
+ */
+function routeOrFormBefore(words: readonly string[], k: number, from: number) {
+  const tie = words[k] ?? '';
+  const route = ROUTES_SAID.endingAt(words, k, 3);
+  if (route && ['com', 'de', 'do', 'da', 'dos', 'das'].includes(tie)) return route;
+  const form = FORMS.endingAt(words, k, 2);
+  if (form && (k === from || ['com', 'de', 'do', 'da', 'o', 'a'].includes(tie))) return form;
+  return null;
+}
+
+/** Where the preamble of a mention starts: back over cues, routes and little words, not past `limit` or a sentence mark. */
+function preambleStart(w: Words, from: number, limit: number): number {
+  let k = from;
+  while (k > limit && from - k < PREAMBLE) {
+    if (w.breakBefore[k]) break;
+    const cue = CUES.endingAt(w.words, k, Math.min(LONGEST_CUE, k - limit));
+    if (cue) {
+      k = cue.first;
+      continue;
+    }
+    const past = PAST_MARKERS.endingAt(w.words, k, Math.min(4, k - limit));
+    if (past) {
+      k = past.first;
+      continue;
+    }
+    const route = routeOrFormBefore(w.words, k, from);
+    if (route && route.first >= limit) {
+      k = route.first;
+      continue;
+    }
+    if (GLUE.has(w.words[k - 1]!)) {
+      k--;
+      continue;
+    }
+    break;
+  }
+  // Little words at the start say nothing: the preamble begins at its first cue, route or form.
+  while (k < from && !CUES.at(w.words, k) && !PAST_MARKERS.at(w.words, k) && !ROUTES_SAID.at(w.words, k) && !FORMS.at(w.words, k)) k++;
+  return k;
+}
+
+interface CueHit {
+  cue: Cue;
+  first: number;
+  end: number;
+}
+
+function cuesIn(words: readonly string[], from: number, to: number): CueHit[] {
+  const hits: CueHit[] = [];
+  for (let k = from; k < to; ) {
+    const hit = CUES.at(words, k);
+    if (hit && hit.end <= to) {
+      hits.push({ cue: hit.value, first: k, end: hit.end });
+      k = hit.end;
+    } else k++;
+  }
+  return hits;
+}
+
+function pastIn(words: readonly string[], from: number, to: number): number[] {
+  const used: number[] = [];
+  for (let k = from; k < to; k++) {
+    const hit = PAST_MARKERS.at(words, k);
+    const ago = agoAt(words, k);
+    const end = hit?.end ?? ago;
+    if (end !== null && end !== undefined && end <= to) {
+      for (let j = k; j < end; j++) used.push(j);
+      k = end - 1;
+    }
+  }
+  return used;
+}
+
+const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
+// biome-ignore format: a table reads better packed
+const NOW = new Set(['agora', 'aqui', 'hoje']);
+// biome-ignore format: a table reads better packed
+const MASS_UNITS = new Set<DoseUnit>(['mg', 'g', 'ml', 'UI']);
+const PERIOD_AFTER_DOSE: Record<string, number> = { dia: 24, semana: 168, mes: 720 };
+
+/** What one mention says; its status is decided later, with its list and heading. */
+function readMention(
+  w: Words,
+  mention: Mention,
+  preambleFirst: number,
+  reachEnd: number,
+  preDose: (Dose & { herd: boolean }) | null,
+): Reading {
+  const { words } = w;
+  const used: number[] = range(mention.first, mention.end);
+  const before = cuesIn(words, preambleFirst, preDose?.first ?? mention.first);
+  const pastBefore = pastIn(words, preambleFirst, mention.first);
+
+  let dose: (Dose & { herd: boolean }) | null = preDose && !preDose.herd ? preDose : null;
+  if (preDose) used.push(...range(preDose.first, preDose.end));
+  let strength = false;
+  let interval: Interval | null = null;
+  let weakInterval: Interval | null = null;
+  let duration: { days: number | null; first: number; end: number } | null = null;
+  let route: Route | null = null;
+  let formRoute: Route | null = null;
+  let herd = preDose?.herd ?? false;
+  let firstAttribute = Number.POSITIVE_INFINITY;
+  const after: CueHit[] = [];
+  /** Where a cue for home is said after the drug, however far in its reach (for `alsoForHome`). */
+  const laterForHome: number[] = [];
+  let pastAfter: number[] = [];
+  let breaks = 0;
+
+  for (let k = mention.end; k < reachEnd; ) {
+    if (w.breakBefore[k] && k > mention.end) breaks++;
+    const distance = k - mention.end;
+    if (distance < CUE_REACH) {
+      const cue = CUES.at(words, k);
+      if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
+      if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
+        after.push({ cue: cue.value, first: k, end: cue.end });
+        k = cue.end;
+        continue;
+      }
+      // "Amoxicilina ele tomou mês passado": a past time close to the drug, in its sentence, before its schedule.
+      if (breaks === 0 && distance < 8 && firstAttribute === Number.POSITIVE_INFINITY) {
+        const past = pastIn(words, k, Math.min(reachEnd, k + 4));
+        if (past.length > 0 && past[0] === k) {
+          pastAfter = past;
+          k = past.at(-1)! + 1;
+          continue;
+        }
+      }
+    }
+    const foundDose = doseAt(words, k);
+    if (foundDose) {
+      if (foundDose.herd) herd = true;
+      else if (dose === null || (strength && !MASS_UNITS.has(foundDose.unit))) {
+        // "Synulox 50 mg, um comprimido": a strength right after the name gives way to a count said after it.
+        strength = dose === null && MASS_UNITS.has(foundDose.unit) && k - mention.end <= 1;
+        dose = foundDose;
+        used.push(...range(foundDose.first, foundDose.end));
+        firstAttribute = Math.min(firstAttribute, k);
+      }
+      k = foundDose.end;
+      // "um comprimido por mês", "repetir uma pipeta por mês"
+      if (interval === null && ['por', 'ao', 'a'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
+        interval = { hours: PERIOD_AFTER_DOSE[words[k + 1]!]!, first: k, end: k + 2, weak: false };
+        used.push(...range(foundDose.first, k + 2));
+        k += 2;
+      }
+      continue;
+    }
+    // "uma cápsula por dia", "um sachê por dia": no unit of the plan, but the interval is said.
+    const capsules: Interval | null = interval === null ? capsulesPerPeriod(words, k) : null;
+    if (capsules) {
+      interval = capsules;
+      used.push(...range(k, capsules.end));
+      k = capsules.end;
+      continue;
+    }
+    const foundInterval: Interval | null = interval === null ? intervalAt(words, k) : null;
+    if (foundInterval && !(foundInterval.weak && weakInterval)) {
+      if (foundInterval.weak) weakInterval = foundInterval;
+      else {
+        interval = foundInterval;
+        used.push(...range(foundInterval.first, foundInterval.end));
+      }
+      firstAttribute = Math.min(firstAttribute, k);
+      k = foundInterval.end;
+      continue;
+    }
+    const foundDuration: ReturnType<typeof durationAt> = duration === null ? durationAt(words, k) : null;
+    if (foundDuration) {
+      duration = foundDuration;
+      used.push(...range(foundDuration.first, foundDuration.end));
+      firstAttribute = Math.min(firstAttribute, k);
+      k = foundDuration.end;
+      continue;
+    }
+    const saidRoute: { value: Route; end: number } | null = route === null ? ROUTES_SAID.at(words, k) : null;
+    if (saidRoute) {
+      route = saidRoute.value;
+      used.push(...range(k, saidRoute.end));
+      firstAttribute = Math.min(firstAttribute, k);
+      k = saidRoute.end;
+      continue;
+    }
+    // A form right after the name ("Cerenia comprimido", "meloxicam suspensão oral", "flunixin em pasta").
+    const form: { value: Route; end: number } | null = formRoute === null && breaks === 0 ? FORMS.at(words, k) : null;
+    if (form) {
+      formRoute = form.value;
+      used.push(...range(k, form.end));
+      k = form.end;
+      continue;
+    }
+    k++;
+  }
+  // A route or form said before the drug ("nebulização com ...", "um colírio de ...", "pomada de ...").
+  let routeBefore: Route | null = null;
+  for (let k = preambleFirst; k < mention.first; k++) {
+    const hit = ROUTES_SAID.at(words, k) ?? FORMS.at(words, k);
+    if (hit && hit.end <= mention.first) {
+      routeBefore ??= hit.value;
+      used.push(...range(k, hit.end));
+    }
+  }
+
+  const cues = [...before, ...after];
+  for (const hit of cues) used.push(...range(hit.first, hit.end));
+  if (interval === null && weakInterval !== null) {
+    interval = weakInterval;
+    used.push(...range(weakInterval.first, weakInterval.end));
+  }
+  const schedule = (interval !== null && interval.hours !== null) || (duration !== null && duration.days !== null);
+  const hasSchedule = dose !== null || interval !== null || duration !== null || route !== null;
+  const past = pastBefore.length > 0 || pastAfter.length > 0;
+  used.push(...pastBefore, ...pastAfter);
+
+  const has = (cue: Cue) => cues.some((hit) => hit.cue === cue);
+  const now = cues.some(
+    (hit) =>
+      hit.cue === 'administer' ||
+      (hit.cue === 'administer_weak' &&
+        (NOW.has(words[hit.end] ?? '') || NOW.has(words[hit.first - 1] ?? '') || NOW.has(words[hit.end + 1] ?? ''))),
+  );
+  let own: Own;
+  if (has('suspend')) own = { kind: 'status', status: 'suspended' };
+  else if (has('reject')) own = { kind: 'drop' };
+  else if (has('cleaning') && mention.drug.drugClass === 'fluid_and_supplement') own = { kind: 'drop' };
+  else if (past && !has('prescribe')) own = { kind: 'drop' };
+  else if (has('administer') || has('administer_weak')) own = { kind: 'status', status: 'administered' };
+  else if (has('history') && !has('prescribe')) own = { kind: 'drop' };
+  else if (has('prescribe') || has('home')) own = { kind: 'status', status: 'prescribed' };
+  else own = { kind: 'none' };
+
+  const firstAdministered = cues.find((hit) => hit.cue === 'administer')?.first;
+  const alsoForHome = firstAdministered !== undefined && schedule ? (laterForHome.find((at) => at > firstAdministered) ?? null) : null;
+  const unitRoute = dose ? (ROUTE_OF_UNIT[dose.unit] ?? null) : null;
+  return {
+    alsoForHome,
+    drug: mention.said,
+    generic: mention.drug.generic,
+    dose_value: dose?.value ?? null,
+    dose_unit: dose?.unit ?? null,
+    route: route ?? routeBefore ?? formRoute ?? unitRoute ?? mention.drug.route,
+    interval_hours: interval?.hours ?? null,
+    duration_days: duration?.days ?? null,
+    used,
+    own,
+    schedule,
+    hasSchedule,
+    now,
+    herdOnly: herd && dose === null,
+    mention,
+  };
+}
+
+// biome-ignore format: a table reads better packed
+const UNCOUNTED_FORMS = new Set(['capsula', 'capsulas', 'sache', 'saches', 'envelope', 'envelopes', 'medida', 'medidas', 'colher', 'colheres', 'petisco']);
+
+function capsulesPerPeriod(words: readonly string[], at: number): Interval | null {
+  if (!UNCOUNTED_FORMS.has(words[at + 1] ?? '') || !/^(\d|um|uma|duas|dois|meia|meio)/.test(words[at] ?? '')) return null;
+  const period = ['por', 'ao', 'a'].includes(words[at + 2] ?? '') ? PERIOD_AFTER_DOSE[words[at + 3] ?? ''] : undefined;
+  return period === undefined ? null : { hours: period, first: at, end: at + 4, weak: false };
+}
+
+/** After the drug, which cues still speak of it. */
+function afterCueCounts(cue: Cue, words: readonly string[], at: number, distance: number, breaks: number, firstAttribute: number): boolean {
+  switch (cue) {
+    case 'suspend':
+    case 'administer':
+    case 'administer_weak':
+      return true;
+    // "Meloxicam não vou passar", "o cetoprofeno não": right after the name only.
+    case 'reject':
+      return distance <= 3 && words[at] === 'nao';
+    case 'history':
+      return breaks === 0 && distance < 6 && firstAttribute === Number.POSITIVE_INFINITY;
+    case 'prescribe':
+    case 'home':
+      return breaks === 0 && distance < 6;
+    case 'cleaning':
+      return false;
+  }
+}
+
+/** The status each word is under, from the headings of the note (null: none). */
+function sectionStatuses(w: Words): (Status | null)[] {
+  const statuses = new Array<Status | null>(w.words.length).fill(null);
+  let current: Status | null = null;
+  for (let k = 0; k < w.words.length; k++) {
+    if (k === 0 || w.breakBefore[k]) {
+      const hit = SECTIONS.at(w.words, k);
+      // A heading ends at a sentence mark ("Prescrição:", "Aplicado agora:", "Prescrição para casa.").
+      if (hit && (hit.end >= w.words.length || w.breakBefore[hit.end])) current = hit.value;
+    }
+    statuses[k] = current;
+  }
+  return statuses;
+}
+
+/**
+ * The medications of the words. `stops` are word indices where another topic begins (an exam, a
+ * vaccine, a return): a drug's reach ends there.
+ */
+export function findMedications(text: string, w: Words, table: PhraseTable<Drug>, stops: ReadonlySet<number>): FoundMedication[] {
+  const { words } = w;
+  const mentions = findMentions(text, w, table);
+  const preDoses = mentions.map((mention, i) => doseBefore(words, mention, i > 0 ? mentions[i - 1]!.end : 0));
+  const preambles = mentions.map((mention, i) => preambleStart(w, preDoses[i]?.first ?? mention.first, i > 0 ? mentions[i - 1]!.end : 0));
+
+  const readings: Reading[] = mentions.map((mention, i) => {
+    let reachEnd = Math.min(words.length, mention.end + REACH, i + 1 < mentions.length ? preambles[i + 1]! : words.length);
+    for (let k = mention.end; k < reachEnd; k++) {
+      if (stops.has(k) || TOPIC_STOPS.has(words[k]!)) {
+        reachEnd = k;
+        break;
+      }
+    }
+    return readMention(w, mention, preambles[i]!, reachEnd, preDoses[i]!);
+  });
+
+  // A list in one sentence shares its cue: forward from a cue said before the list, backward from one said after it.
+  const inList = (i: number) => {
+    const a = mentions[i]!;
+    const b = mentions[i + 1]!;
+    if (b.first - a.end > LIST_SPAN) return false;
+    for (let k = a.end; k <= b.first; k++) if (w.breakBefore[k]) return false;
+    return true;
+  };
+  const own = readings.map((reading) => reading.own);
+  const inherited: Own[] = own.map((item) => item);
+  for (let i = 1; i < readings.length; i++) if (inherited[i]!.kind === 'none' && inList(i - 1)) inherited[i] = inherited[i - 1]!;
+  for (let i = readings.length - 2; i >= 0; i--) if (inherited[i]!.kind === 'none' && inList(i)) inherited[i] = inherited[i + 1]!;
+  const sections = sectionStatuses(w);
+  // "Sedei com cetamina e midazolam na veia": a bare name joined to the next takes its route.
+  for (let i = readings.length - 2; i >= 0; i--) {
+    const reading = readings[i]!;
+    const between = words.slice(mentions[i]!.end, mentions[i + 1]!.first);
+    const joined =
+      between.length > 0 &&
+      between.every((word) => ['e', 'o', 'a', 'com', 'mais'].includes(word)) &&
+      !range(mentions[i]!.end, mentions[i + 1]!.first + 1).some((k) => w.breakBefore[k]);
+    if (joined && !reading.hasSchedule && reading.route === null) reading.route = readings[i + 1]!.route;
+  }
+
+  const decided: (FoundMedication & { cued: boolean; hasSchedule: boolean })[] = [];
+  for (const [i, reading] of readings.entries()) {
+    if (reading.herdOnly) continue;
+    const said = inherited[i]!;
+    if (said.kind === 'drop') continue;
+    let status: Status | null = said.kind === 'status' ? said.status : sections[reading.mention.first]!;
+    if (status === null && reading.hasSchedule) status = 'prescribed';
+    if (status === null) status = 'prescribed';
+    // Given now and also scheduled ("também aplicado agora, e repetir uma pipeta por mês em casa"): for home.
+    if (status === 'administered' && reading.schedule && (own[i]!.kind !== 'status' || !reading.now || reading.interval_hours !== null))
+      status = 'prescribed';
+    const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, alsoForHome, hasSchedule, ...found } = reading;
+    const cued = said.kind === 'status' || sections[reading.mention.first] !== null;
+    if (alsoForHome !== null) {
+      const now = found.used.filter((at) => at < alsoForHome);
+      decided.push({ ...found, used: now, interval_hours: null, duration_days: null, status: 'administered', cued, hasSchedule });
+      status = 'prescribed';
+    }
+    decided.push({ ...found, status, cued, hasSchedule });
+  }
+  return mergeRepeats(decided);
+}
+
+const sameDrug = (a: FoundMedication, b: FoundMedication) =>
+  a.drug === b.drug || a.drug.split(' ')[0] === b.drug || b.drug.split(' ')[0] === a.drug;
+const FIELDS = ['dose_value', 'dose_unit', 'route', 'interval_hours', 'duration_days'] as const;
+
+/** A drug said again adds what the first item of it lacks; said again with nothing, it adds nothing. */
+function mergeRepeats(readings: (FoundMedication & { cued: boolean; hasSchedule: boolean })[]): FoundMedication[] {
+  const kept: (FoundMedication & { cued: boolean; hasSchedule: boolean })[] = [];
+  for (const reading of readings) {
+    const conflicts = (item: FoundMedication) =>
+      FIELDS.some((field) => item[field] !== null && reading[field] !== null && item[field] !== reading[field]);
+    const earlier = kept.find((item) => sameDrug(item, reading) && item.status === reading.status && !conflicts(item));
+    if (earlier) {
+      let added = false;
+      for (const field of FIELDS) {
+        if (earlier[field] === null && reading[field] !== null) {
+          (earlier[field] as unknown) = reading[field];
+          added = true;
+        }
+      }
+      if (added) earlier.used.push(...reading.used);
+      continue;
+    }
+    // Only a name, no cue, nothing of a schedule: a drug talked about, not an item.
+    if (!reading.cued && !reading.hasSchedule) continue;
+    kept.push(reading);
+  }
+  return kept.map(({ cued: _cued, hasSchedule: _hasSchedule, ...medication }) => medication);
+}
