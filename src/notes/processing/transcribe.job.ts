@@ -12,6 +12,7 @@ import type { Sectioner } from '../../providers/sectioning/port.ts';
 import type { AudioStorage } from '../../providers/storage/port.ts';
 import type { Transcript, TranscriptionProvider } from '../../providers/transcription/port.ts';
 import { planOfTranscript } from '../plan/extract-plan.ts';
+import { misheardDrugFlags } from '../plan/misheard-flags.ts';
 import { planContextOf } from '../plan/plan-context.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
 import { planSettingsOf } from '../store/settings.repo.ts';
@@ -125,7 +126,10 @@ export function transcribeJob(deps: ProcessingDeps) {
         // The plan, from the whole transcript with its times (notes-plan.md); its date from the note's visit date.
         const planContext = planContextOf({ ...note, vitals }, await planSettingsOf(note.clinicId, deps.db));
         const plan = planOfTranscript(transcript, planContext);
-        const sectioned = { ...groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext), plan };
+        const grounded = groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext);
+        // Drug names the model may have misheard, for the vet to check (the text is left as heard).
+        const misheard = misheardDrugFlags(transcript, planContext.clinicDrugNames);
+        const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...misheard], plan };
         // Stored at completion: a note a real provider transcribed is never marked.
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));
