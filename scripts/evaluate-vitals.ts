@@ -35,7 +35,8 @@ function report(name: string, cases: CorpusCase[]) {
   const spokenSpecies = cases.map(spokenStyle).filter((item) => detectSpecies(item.text) === item.species).length;
   console.log(`species detected right: ${species}/${cases.length} | ${spokenSpecies}/${cases.length}`);
   if (process.env.MISSES === '1') {
-    for (const miss of clean.misses) console.log(`  ${miss.id}: missing ${JSON.stringify(miss.missing)} extra ${JSON.stringify(miss.extra)}`);
+    for (const miss of clean.misses)
+      console.log(`  ${miss.id}: missing ${JSON.stringify(miss.missing)} extra ${JSON.stringify(miss.extra)}`);
     for (const miss of noisy.misses)
       console.log(`  spoken ${miss.id}: missing ${JSON.stringify(miss.missing)} extra ${JSON.stringify(miss.extra)}`);
   }

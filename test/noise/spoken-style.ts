@@ -56,7 +56,18 @@ export function seedOf(text: string, seed = 0): number {
 const UNITS = ['zero', 'um', 'dois', 'três', 'quatro', 'cinco', 'seis', 'sete', 'oito', 'nove'];
 const TEENS = ['dez', 'onze', 'doze', 'treze', 'catorze', 'quinze', 'dezesseis', 'dezessete', 'dezoito', 'dezenove'];
 const TENS = ['', '', 'vinte', 'trinta', 'quarenta', 'cinquenta', 'sessenta', 'setenta', 'oitenta', 'noventa'];
-const HUNDREDS = ['', 'cento', 'duzentos', 'trezentos', 'quatrocentos', 'quinhentos', 'seiscentos', 'setecentos', 'oitocentos', 'novecentos'];
+const HUNDREDS = [
+  '',
+  'cento',
+  'duzentos',
+  'trezentos',
+  'quatrocentos',
+  'quinhentos',
+  'seiscentos',
+  'setecentos',
+  'oitocentos',
+  'novecentos',
+];
 
 const NUMBER_WORDS_SET = new Set(
   [...UNITS, ...TEENS, ...TENS, ...HUNDREDS, 'cem', 'mil', 'e', 'virgula', 'meio', 'meia', 'uma', 'duas', 'duzentas', 'trezentas']
@@ -152,7 +163,11 @@ function misspellable(): Set<string> {
   return drugNames;
 }
 
-const stripAccents = (word: string) => word.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+const stripAccents = (word: string) =>
+  word
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC');
 
 export interface Misspelled {
   /** The lexicon name. */
