@@ -2,7 +2,7 @@
 // (test/fixtures/plan-corpus/{tune,heldout}), each split apart: per list (medications, exams,
 // vaccines, follow-ups), per medication field, medications with every field right, and the
 // extraction's time per consultation. MISSES=1 lists what each consultation missed, added or got
-// wrong; SPLIT=tune (or heldout) scores one split only. Matching rules: test/notes/plan-corpus.ts.
+// wrong; SPLIT=tune (or heldout) scores one split only. Matching rules: test/notes/plan-corpus-score.ts.
 // Each split is also scored as a small Whisper would write it (the noise model of
 // test/noise/spoken-style.ts), beside the clean figures, with the drug check's catch rate on
 // misheard names and its false flags; NOISE=0 leaves that out.
@@ -25,6 +25,8 @@ import {
   transcriptOf,
 } from '../test/notes/plan-corpus-score.ts';
 
+/** Each consultation is extracted this many times: its fastest run is its time, so a machine busy with other work does not count its waits. */
+const RUNS = 5;
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`.padStart(7);
 const row = (name: string, score: Score) =>
   `${name.padEnd(30)} ${String(score.gold).padStart(5)} ${String(score.found).padStart(6)} ${String(score.truePositives).padStart(6)}   ${percent(precision(score))} ${percent(recall(score))}`;
@@ -77,11 +79,19 @@ function report(name: string, cases: CorpusCase[]) {
     return;
   }
   if (process.env.NOISE !== '0') reportSpoken(name, cases);
-  const times: number[] = [];
+  const firstRuns: number[] = [];
+  const fastest: number[] = [];
   const score = scoreSplit(cases, (item) => {
-    const started = performance.now();
-    const plan = planOfTranscript(transcriptOf(item), contextOf(item));
-    times.push(performance.now() - started);
+    let plan = planOfTranscript(transcriptOf(item), contextOf(item));
+    let best = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < RUNS; run++) {
+      const started = performance.now();
+      plan = planOfTranscript(transcriptOf(item), contextOf(item));
+      const took = performance.now() - started;
+      if (run === 0) firstRuns.push(took);
+      best = Math.min(best, took);
+    }
+    fastest.push(best);
     return plan;
   });
   const medications = cases.reduce((sum, item) => sum + item.plan.medications.length, 0);
@@ -93,10 +103,12 @@ function report(name: string, cases: CorpusCase[]) {
   console.log(row('exams', score.exams));
   console.log(row('vaccines', score.vaccines));
   console.log(row('follow-ups', score.followUps));
-  const sorted = [...times].sort((a, b) => a - b);
-  console.log(
-    `extraction time per consultation: median ${quantile(sorted, 0.5).toFixed(2)} ms, p95 ${quantile(sorted, 0.95).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`,
-  );
+  const line = (name: string, times: number[]) => {
+    const sorted = [...times].sort((a, b) => a - b);
+    return `${name}: median ${quantile(sorted, 0.5).toFixed(2)} ms, p95 ${quantile(sorted, 0.95).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`;
+  };
+  console.log(line('extraction time per consultation (its fastest of 5 runs)', fastest));
+  console.log(line('extraction time per consultation (one run, as measured)', firstRuns));
   if (process.env.MISSES === '1') {
     for (const miss of score.misses) {
       console.log(`${miss.id}:`);

@@ -246,6 +246,22 @@ describe('the vet corrects the words', () => {
     expect(after.plan.vaccines).toEqual(note.plan.vaccines);
   });
 
+  it('an edit of the weight said recomputes the per-kg totals, and nothing else', async () => {
+    const note = await settle({ name: 'Pesado', visit_date: '2026-12-07' });
+    const section = sectionWith(note, 'peso de 32,4 kg');
+    const edited = await editSection(section, section.content.replace('peso de 32,4 kg', 'peso de 30 kg'));
+    expect(edited.statusCode, edited.body).toBe(200);
+    const after = await fetchNote(note.id);
+    expect(after.vitals).toContainEqual(expect.objectContaining({ code: 'weight', value: 30 }));
+    expect(after.plan.medications).toEqual(
+      note.plan.medications.map((item: { computed_total: unknown }) => ({
+        ...item,
+        computed_total: item.computed_total === null ? null : { value: 3, unit: 'mg' },
+      })),
+    );
+    expect(after.plan.follow_ups).toEqual(note.plan.follow_ups);
+  });
+
   it('an amendment of a signed note re-reads the plan the same way', async () => {
     const note = await settle({ name: 'Emendado', visit_date: '2026-12-07' });
     const signed = await app.inject({

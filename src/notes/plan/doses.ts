@@ -145,7 +145,7 @@ export const ROUTES_SAID = new PhraseTable<Route>(ROUTE_PHRASES);
 /** The form a drug is given in, which implies the route when none is said. */
 // biome-ignore format: a table reads better packed
 export const FORMS = new PhraseTable<Route>([
-  ...(['comprimido', 'comprimidos', 'capsula', 'capsulas', 'xarope', 'suspensao oral', 'solucao oral', 'mastigavel', 'tablete', 'drageas', 'petisco'].map(
+  ...(['comprimido', 'comprimidos', 'capsula', 'capsulas', 'xarope', 'suspensao oral', 'solucao oral', 'mastigavel', 'tablete', 'drageas', 'petisco', 'pasta', 'pasta oral', 'em pasta', 'granulado', 'gotas orais'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['colirio', 'colirios', 'pomada oftalmica', 'gel oftalmico'].map((phrase) => [phrase, 'ophthalmic'] as [string, Route])),
@@ -160,7 +160,7 @@ export const ROUTE_OF_UNIT: Partial<Record<DoseUnit, Route>> = { comprimido: 'or
 /** Days in one of each duration unit. */
 // biome-ignore format: a table reads better packed
 const DAYS: Record<string, number> = {
-  dia: 1, dias: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
+  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
 };
 
 export interface Duration {
@@ -187,7 +187,25 @@ const ONGOING: string[][] = [
 ];
 /** Before "N dias", these make it a time (ago, from now, at the age of), not how long to treat. */
 // biome-ignore format: a table reads better packed
-const NOT_A_DURATION_BEFORE = new Set(['dura', 'durando', 'duram', 'em', 'daqui', 'ha', 'faz', 'com', 'apos', 'depois', 'cada', 'de', 'dentro', 'ate', 'tem', 'uns', 'ultimos', 'proximos', 'esses', 'estes', 'nos', 'nesses', 'nestes', 'os', 'primeiros', 'retorno', 'volta', 'a']);
+const NOT_A_DURATION_BEFORE = new Set(['dura', 'durando', 'duram', 'segura', 'protege', 'cobre', 'age', 'efeito', 'em', 'daqui', 'ha', 'faz', 'com', 'apos', 'depois', 'cada', 'de', 'dentro', 'ate', 'tem', 'uns', 'ultimos', 'proximos', 'esses', 'estes', 'nos', 'nesses', 'nestes', 'os', 'primeiros', 'retorno', 'volta', 'a']);
+
+/** "repetir em 15 dias", "repete daqui a um mês": the next dose, so the interval between doses. */
+export function repeatAt(words: readonly string[], at: number): { hours: number; first: number; end: number } | null {
+  if (!['repetir', 'repete', 'repita', 'repetimos', 'reaplicar', 'reaplica', 'reaplique', 'nova', 'outra'].includes(words[at] ?? ''))
+    return null;
+  let k = at + 1;
+  if (['dose', 'aplicacao'].includes(words[k] ?? '')) k++;
+  if (!['em', 'apos', 'daqui', 'com', 'depois'].includes(words[k] ?? '')) return null;
+  k++;
+  if (['a', 'de'].includes(words[k] ?? '')) k++;
+  const number = readAmount(words as string[], k);
+  const days = number ? DAYS[words[number.end] ?? ''] : undefined;
+  if (!number || days === undefined || words[number.end] === 'd') return null;
+  return { hours: number.value * days * 24, first: at, end: number.end + 1 };
+}
+
+/** Between "por"/"durante" and the number: "por mais três dias", "por até 5 dias", "durante as duas semanas". */
+const DURATION_FILLERS = new Set(['mais', 'uns', 'umas', 'cerca', 'de', 'as', 'os', 'esses', 'essas', 'ate', 'no', 'minimo', 'maximo']);
 
 /** "por dez dias", "durante duas semanas", "por um mês", "dez dias" (alone), "uso contínuo". */
 export function durationAt(words: readonly string[], at: number): Duration | null {
@@ -197,8 +215,7 @@ export function durationAt(words: readonly string[], at: number): Duration | nul
   const led = lead === 'por' || lead === 'durante' || (lead === 'pelos' && words[k + 1] === 'proximos');
   if (led) {
     k += lead === 'pelos' ? 2 : 1;
-    for (let skip = 0; skip < 2 && ['mais', 'uns', 'umas', 'cerca', 'de', 'as', 'os', 'esses', 'essas'].includes(words[k] ?? ''); skip++)
-      k++;
+    for (let skip = 0; skip < 2 && DURATION_FILLERS.has(words[k] ?? ''); skip++) k++;
   } else if (
     NOT_A_DURATION_BEFORE.has(words[at - 1] ?? '') &&
     !(words[at - 1] === 'de' && ['tratamento', 'uso', 'curso'].includes(words[at - 2] ?? ''))

@@ -159,6 +159,8 @@ export function findExams(w: Words, mentions: ExamMention[], inFollowUp: (at: nu
 function denied(w: Words, mention: ExamMention, order: [number, number]): boolean {
   const { words } = w;
   const from = Math.min(order[1], mention.first);
+  // "se der alterado, a gente faz o ultrassom": an exam left for a condition.
+  for (let k = order[1]; k < mention.first; k++) if (words[k] === 'se' || words[k] === 'caso') return true;
   for (let k = from; k < Math.min(words.length, mention.end + 6); k++) {
     if (k > mention.first && w.breakBefore[k]) break;
     if (k >= mention.first && k < mention.end) continue;

@@ -15,7 +15,7 @@
 import { type Interval, intervalAt } from '../../language/intervals.ts';
 import type { DoseUnit, PlanMedication, Route } from '../store/plan.schemas.ts';
 import { CUES, type Cue, GLUE, LONGEST_CUE, PAST_MARKERS, SECTIONS, TOPIC_STOPS } from './cues.ts';
-import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID } from './doses.ts';
+import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID, repeatAt } from './doses.ts';
 import type { Drug } from './lexicon/lexicon.ts';
 import type { PhraseTable, Words } from './tokens.ts';
 
@@ -199,10 +199,16 @@ interface CueHit {
   end: number;
 }
 
+/** The cue at `at`; "trocar a cada quatro meses" is a schedule, not "trocar a" (a switch). */
+function cueAt(words: readonly string[], at: number): { value: Cue; end: number } | null {
+  const hit = CUES.at(words, at);
+  return hit && words[hit.end] === 'cada' ? null : hit;
+}
+
 function cuesIn(words: readonly string[], from: number, to: number): CueHit[] {
   const hits: CueHit[] = [];
   for (let k = from; k < to; ) {
-    const hit = CUES.at(words, k);
+    const hit = cueAt(words, k);
     if (hit && hit.end <= to) {
       hits.push({ cue: hit.value, first: k, end: hit.end });
       k = hit.end;
@@ -264,8 +270,16 @@ function readMention(
   for (let k = mention.end; k < reachEnd; ) {
     if (w.breakBefore[k] && k > mention.end) breaks++;
     const distance = k - mention.end;
+    const repeat: ReturnType<typeof repeatAt> = interval === null ? repeatAt(words, k) : null;
+    if (repeat) {
+      interval = { hours: repeat.hours, first: repeat.first, end: repeat.end, weak: false };
+      used.push(...range(repeat.first, repeat.end));
+      laterForHome.push(k);
+      k = repeat.end;
+      continue;
+    }
     if (distance < CUE_REACH) {
-      const cue = CUES.at(words, k);
+      const cue = cueAt(words, k);
       if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
       if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
         after.push({ cue: cue.value, first: k, end: cue.end });
@@ -476,6 +490,8 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     const a = mentions[i]!;
     const b = mentions[i + 1]!;
     if (b.first - a.end > LIST_SPAN) return false;
+    // "trocar o Rimadyl pelo Previcox": the second replaces the first, it is no list.
+    if (words.slice(a.end, b.first).some((word) => word === 'pelo' || word === 'pela') || words[b.first - 1] === 'por') return false;
     for (let k = a.end; k <= b.first; k++) if (w.breakBefore[k]) return false;
     return true;
   };

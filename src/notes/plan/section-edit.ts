@@ -4,13 +4,15 @@
 // leaves the plan, an item the new text says and the old one did not joins it with the words as
 // edited and no evidence (no audio said them). Items the edit did not touch keep their id and
 // evidence. Compared by what an item says (drug, dose, route, ...), not by its words or its id.
+// Per-kg totals follow the note's weight: an edit that changes the weight said recomputes every
+// medication's `computed_total`.
 
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../platform/db/client.ts';
 import type { Plan } from '../store/plan.schemas.ts';
 import { EMPTY_PLAN } from '../store/plan.schemas.ts';
 import { planSettingsOf } from '../store/settings.repo.ts';
-import { type PlanContext, planOfText } from './extract-plan.ts';
+import { computedTotal, type PlanContext, planOfText } from './extract-plan.ts';
 import { planFactsOf, savePlan } from './plan.repo.ts';
 import { planContextOf } from './plan-context.ts';
 
@@ -66,6 +68,16 @@ export async function reextractEditedPlan(edit: { noteId: string; before: string
   const note = await planFactsOf(edit.noteId, tx);
   if (note?.transcriptionStatus !== 'completed') return;
   const context = planContextOf(note, await planSettingsOf(note.clinicId, tx));
-  const plan = planAfterEdit(note.plan ?? EMPTY_PLAN, edit.before, edit.after, context);
-  if (plan) await savePlan(edit.noteId, note.clinicId, plan, tx);
+  const current = note.plan ?? EMPTY_PLAN;
+  const edited = planAfterEdit(current, edit.before, edit.after, context) ?? current;
+  const plan = withTotals(edited, context.weightKg);
+  if (canonical(plan) !== canonical(current)) await savePlan(edit.noteId, note.clinicId, plan, tx);
+}
+
+/** Every medication's per-kg total for the weight the note states now. */
+function withTotals(plan: Plan, weightKg: number | null): Plan {
+  return {
+    ...plan,
+    medications: plan.medications.map((item) => ({ ...item, computed_total: computedTotal(item.dose_value, item.dose_unit, weightKg) })),
+  };
 }

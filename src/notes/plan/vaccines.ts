@@ -86,6 +86,7 @@ const PAST = phrases([
   'anterior', 'quando filhote', 'na epoca', 'nao quis', 'recusou', 'nao autorizou', 'preferiu nao', 'nao vai', 'nao vamos',
   'nao precisa', 'nao indicada', 'nao indicado', 'nao recomendo', 'nao vou', 'contraindicada', 'contraindicado', 'no pet shop',
   'em outra clinica',
+  'foi em', 'foi no', 'foi na', 'foi ha', 'foi faz', 'tomou em', 'fez em', 'tomou no', 'tomou na',
 ]);
 
 export interface FoundVaccine {
@@ -137,15 +138,23 @@ const DOG = /\b(cao|caes|cachorro|cachorra|cadela|canino|canina|cachorrinho|cach
 interface Said {
   administered: [number, number] | null;
   scheduled: [number, number] | null;
+  /** The vaccine is the animal's past or declined, as said after the name or (when nothing is said after it) before it. */
   past: boolean;
   /** "reforço em trinta dias" after the vaccine: a booster scheduled as well. */
   booster: [number, number] | null;
 }
 
-/** What the sentence around a vaccine says of it. */
+/**
+ * What the sentence around a vaccine says of it. An administration said anywhere in it counts;
+ * otherwise what is said after the name wins over what is said before it ("não vou vacinar hoje,
+ * a V10 fica para o retorno").
+ */
 function saidOf(w: Words, mention: VaccineMention): Said {
   const { words } = w;
-  const said: Said = { administered: null, scheduled: null, past: false, booster: null };
+  const before = { scheduled: null as [number, number] | null, past: false };
+  const after = { scheduled: null as [number, number] | null, past: false };
+  let administered: [number, number] | null = null;
+  let booster: [number, number] | null = null;
   let from = mention.first;
   while (from > 0 && mention.first - from < 10 && !w.breakBefore[from]) from--;
   for (let k = from; k < Math.min(words.length, mention.end + 12); ) {
@@ -166,15 +175,17 @@ function saidOf(w: Words, mention: VaccineMention): Said {
       continue;
     }
     const span: [number, number] = [k, best[1]!.end];
-    if (best[0] === 'administered') said.administered ??= span;
-    else if (best[0] === 'past') said.past = true;
+    const side = k < mention.first ? before : after;
+    if (best[0] === 'administered') administered ??= span;
+    else if (best[0] === 'past') side.past = true;
     else {
-      said.scheduled ??= span;
-      if (k >= mention.end && ['reforco', 'segunda', 'terceira', 'proxima'].includes(words[k]!)) said.booster ??= span;
+      side.scheduled ??= span;
+      if (k >= mention.end && ['reforco', 'segunda', 'terceira', 'proxima'].includes(words[k]!)) booster ??= span;
     }
     k = span[1];
   }
-  return said;
+  const decisive = after.scheduled || after.past ? after : before;
+  return { administered, scheduled: decisive.scheduled, past: decisive.past, booster };
 }
 
 export function findVaccines(w: Words, mentions: VaccineMention[]): FoundVaccine[] {

@@ -33,3 +33,9 @@ export async function planSettingsOf(clinicId: string, db: Db): Promise<{ timezo
     .where(eq(clinicSettings.clinicId, clinicId));
   return { timezone: row?.timezone ?? DEFAULT_TIMEZONE, drugNames: row?.drugNames ?? [] };
 }
+
+/** The clinic's time zone alone (a new note's visit date), without its drug names. */
+export async function clinicTimezone(clinicId: string, db: Db): Promise<string> {
+  const [row] = await db.select({ timezone: clinicSettings.timezone }).from(clinicSettings).where(eq(clinicSettings.clinicId, clinicId));
+  return row?.timezone ?? DEFAULT_TIMEZONE;
+}

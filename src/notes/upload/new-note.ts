@@ -21,7 +21,7 @@ import { recordNoteEvent } from '../history/record-event.ts';
 import { dayIn } from '../plan/plan-context.ts';
 import { refuseDuringErasure } from '../store/locked.ts';
 import { insertNote, type NewNote, type NoteRow } from '../store/notes.repo.ts';
-import { planSettingsOf } from '../store/settings.repo.ts';
+import { clinicTimezone } from '../store/settings.repo.ts';
 import { resolveNoteTemplate } from '../templates/resolve-template.ts';
 import type { UploadMetadata } from './upload-metadata.ts';
 
@@ -128,7 +128,7 @@ export async function createNewNote<Extra extends object = Record<never, never>>
           species: metadata.species ?? null,
           template,
           // Else the clinic's day, by the same zone database that validated its `timezone` setting.
-          visitDate: metadata.visit_date ?? dayIn((await planSettingsOf(caller.clinicId, tx)).timezone, new Date()),
+          visitDate: metadata.visit_date ?? dayIn(await clinicTimezone(caller.clinicId, tx), new Date()),
           ...request.audio(),
         },
         tx,

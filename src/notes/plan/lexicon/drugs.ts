@@ -529,6 +529,11 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'sebocalm @topical',
     'iodopovidona | povidine | pvpi',
     'bactrovet @topical',
+    'bactrovet prata @topical',
+    'spray prata | spray de prata | prata coloidal @topical',
+    'aluspray | spray de aluminio @topical',
+    'permanganato de potassio',
+    'iodo',
   ],
   cardiovascular: [
     'pimobendan | pimobendana',
