@@ -30,3 +30,13 @@ describe('the plan from spoken-style text', () => {
     expect(medication!.text).toContain('ivermectina');
   });
 });
+
+describe('vitals from spoken-style text', () => {
+  it('reads past fillers and a number said twice', async () => {
+    const { vitalsOfText } = await import('../../src/notes/vitals/note-vitals.ts');
+    const read = vitalsOfText(
+      'pastor alemão nove anos 38 38 quilos temperatura tipo trinta e sete vírgula seis né frequência cardíaca cento e vinte',
+    ).map((vital) => `${vital.code}=${vital.value}`);
+    expect(read.sort()).toEqual(['heart_rate=120', 'temperature=37.6', 'weight=38']);
+  });
+});
