@@ -11,12 +11,13 @@ import { wordsOf } from './tokens.ts';
 /** Words either side of the misheard ones quoted in the flag's `sentence`, for the vet to read it in context. */
 const CONTEXT_WORDS = 5;
 
-export function misheardDrugFlags(transcript: TranscriptText, clinicDrugNames: readonly string[]): ReviewFlag[] {
+/** `knownNames`: the clinic's drug names and any other name the transcript may say (the patient's). */
+export function misheardDrugFlags(transcript: TranscriptText, knownNames: readonly string[]): ReviewFlag[] {
   const timed = transcript.segments.some((segment) => segment.text.trim() !== '');
   const { text: joined, placed } = timed ? placeSegments(transcript.segments) : { text: transcript.text, placed: [] as PlacedSegment[] };
   const text = joined.slice(0, MAX_CHARACTERS);
   const w = wordsOf(text);
-  return misheardDrugs(w, clinicDrugNames).map((found) => {
+  return misheardDrugs(w, knownNames).map((found) => {
     const said = text.slice(w.starts[found.first]!, w.ends[found.end - 1]!);
     const first = Math.max(0, found.first - CONTEXT_WORDS);
     const last = Math.min(w.words.length, found.end + CONTEXT_WORDS) - 1;

@@ -128,7 +128,8 @@ export function transcribeJob(deps: ProcessingDeps) {
         const plan = planOfTranscript(transcript, planContext);
         const grounded = groundDraftedPlan(groundDraftedVitals(drafted, vitals), plan, planContext);
         // Drug names the model may have misheard, for the vet to check (the text is left as heard).
-        const misheard = misheardDrugFlags(transcript, planContext.clinicDrugNames);
+        // The patient's name is no drug either ("Carla" is not "carprofeno" misheard).
+        const misheard = misheardDrugFlags(transcript, [...planContext.clinicDrugNames, note.name]);
         const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...misheard], plan };
         // Stored at completion: a note a real provider transcribed is never marked.
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
