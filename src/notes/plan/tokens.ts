@@ -23,7 +23,7 @@ export interface Words {
  * speech-to-text model keeps ("né", "tipo", "aí", "então": folded). A word said twice in a row is
  * read once ("por por quilo"). So "um miligrama então por quilo" reads as "um miligrama por quilo".
  */
-const FILLERS = new Set(['ne', 'tipo', 'ai', 'entao']);
+export const FILLERS: ReadonlySet<string> = new Set(['ne', 'tipo', 'ai', 'entao']);
 
 const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]|,/g;
 const BREAK = /^[.!?;:\n…]$/;
