@@ -3,9 +3,15 @@
 // vaccines, follow-ups), per medication field, medications with every field right, and the
 // extraction's time per consultation. MISSES=1 lists what each consultation missed, added or got
 // wrong; SPLIT=tune (or heldout) scores one split only. Matching rules: test/notes/plan-corpus-score.ts.
+// Each split is also scored as a small Whisper would write it (the noise model of
+// test/noise/spoken-style.ts), beside the clean figures, with the drug check's catch rate on
+// misheard names and its false flags; NOISE=0 leaves that out.
 
 import { performance } from 'node:perf_hooks';
+import { fold } from '../src/language/fold.ts';
 import { planOfTranscript } from '../src/notes/plan/extract-plan.ts';
+import { misheardDrugFlags } from '../src/notes/plan/misheard-flags.ts';
+import { type Misspelled, noisySentence, random, seedOf, timedSegmentsOf } from '../test/noise/spoken-style.ts';
 import {
   type CorpusCase,
   contextOf,
@@ -30,11 +36,49 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
+/** The consultation as a small Whisper writes it (test/noise/spoken-style.ts), segments cut anywhere over its time. */
+function spokenStyle(item: CorpusCase, misspellDrugs = 0, misspelled: Misspelled[] = []): CorpusCase {
+  const rng = random(seedOf(item.id));
+  const text = item.segments.map((segment) => noisySentence(segment.text, rng, { seed: 0, misspellDrugs }, misspelled)).join(' ');
+  const start = item.segments[0]?.start ?? 0;
+  const end = item.segments.at(-1)?.end ?? 0;
+  return { ...item, segments: timedSegmentsOf(text, start, end, rng) };
+}
+
+/** The drug check on spoken-style text: misheard names flagged with the right suggestion, and flags where nothing was misheard. */
+function reportFlags(cases: CorpusCase[]) {
+  let falseFlags = 0;
+  for (const item of cases) falseFlags += misheardDrugFlags(transcriptOf(spokenStyle(item)), []).length;
+  let misheard = 0;
+  let caught = 0;
+  let otherFlags = 0;
+  for (const item of cases) {
+    const misspelled: Misspelled[] = [];
+    const flags = misheardDrugFlags(transcriptOf(spokenStyle(item, 0.5, misspelled)), []);
+    const key = (text: string) => fold(text).replace(/\s+/g, ' ');
+    for (const { drug, said } of misspelled) {
+      misheard++;
+      const hit = flags.findIndex((flag) => key(flag.said!) === key(said) && flag.suggestion === drug);
+      if (hit >= 0) {
+        caught++;
+        flags.splice(hit, 1);
+      }
+    }
+    otherFlags += flags.filter((flag) => !misspelled.some(({ said }) => key(said).includes(key(flag.said!)))).length;
+  }
+  const per20 = (n: number) => ((20 * n) / cases.length).toFixed(2);
+  console.log(
+    `drug check, spoken-style: misheard names flagged with the right suggestion ${caught}/${misheard} (${((100 * caught) / Math.max(1, misheard)).toFixed(1)} %); ` +
+      `false flags ${falseFlags} in ${cases.length} consultations without misheard names (${per20(falseFlags)} per 20), ${otherFlags} beside misheard ones`,
+  );
+}
+
 function report(name: string, cases: CorpusCase[]) {
   if (cases.length === 0) {
     console.log(`\n${name}: no consultations`);
     return;
   }
+  if (process.env.NOISE !== '0') reportSpoken(name, cases);
   const firstRuns: number[] = [];
   const fastest: number[] = [];
   const score = scoreSplit(cases, (item) => {
@@ -71,6 +115,32 @@ function report(name: string, cases: CorpusCase[]) {
       for (const line of miss.lines) console.log(line);
     }
   }
+}
+
+/** Clean and spoken-style figures side by side. */
+function reportSpoken(name: string, cases: CorpusCase[]) {
+  const plan = (item: CorpusCase) => planOfTranscript(transcriptOf(item), contextOf(item));
+  const clean = scoreSplit(cases, plan);
+  const spoken = scoreSplit(
+    cases.map((item) => spokenStyle(item)),
+    plan,
+  );
+  const pair = (label: string, a: Score, b: Score) =>
+    console.log(`${label.padEnd(30)} ${percent(precision(a))} ${percent(recall(a))} |  ${percent(precision(b))} ${percent(recall(b))}`);
+  console.log(`\n${name}: clean | spoken-style (noise model)`);
+  console.log(`${''.padEnd(30)} precision  recall |  precision  recall`);
+  pair('medications (drug + status)', clean.medications, spoken.medications);
+  pair('medications, every field right', clean.everyField, spoken.everyField);
+  for (const field of MEDICATION_FIELDS) pair(`  field ${field}`, clean.fields[field], spoken.fields[field]);
+  pair('exams', clean.exams, spoken.exams);
+  pair('vaccines', clean.vaccines, spoken.vaccines);
+  pair('follow-ups', clean.followUps, spoken.followUps);
+  reportFlags(cases);
+  if (process.env.MISSES === '1')
+    for (const miss of spoken.misses) {
+      console.log(`spoken ${miss.id}:`);
+      for (const line of miss.lines) console.log(line);
+    }
 }
 
 // Built once (the lexicon's table), so the first consultation's time is not the build's.

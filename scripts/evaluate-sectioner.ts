@@ -2,11 +2,14 @@
 // scores the held-out part (never tuned against), and runs k-fold cross-validation inside the
 // tuning part (what model choices are made on). Prints accuracy per style and recall per label,
 // for punctuated transcripts and run-ons apart, and for run-ons again with the segments a
-// speech-to-text server would send along.
+// speech-to-text server would send along; and every transcript again as a small Whisper writes it
+// (the noise model of test/noise/spoken-style.ts, segments cut anywhere), printed beside the clean
+// figure.
 
 import { assignSentences } from '../src/models/sectioner/sectioner.ts';
 import { DEFAULT_TRAINING, type TrainingOptions, trainSectioner } from '../src/models/sectioner/training/training.ts';
-import { SECTION_LABELS } from '../src/providers/sectioning/port.ts';
+import { SECTION_LABELS, type SectionLabel } from '../src/providers/sectioning/port.ts';
+import { cutAnywhere, noisySentence, random, seedOf } from '../test/noise/spoken-style.ts';
 import {
   type CorpusTranscript,
   isPunctuated,
@@ -30,8 +33,22 @@ const training = Object.fromEntries(
 ) as unknown as TrainingOptions;
 const showMisses = process.env.MISSES === '1';
 
+/** The transcript as a small Whisper writes it: each sentence through the noise model, joined by spaces. */
+function spokenStyle(transcript: CorpusTranscript): CorpusTranscript {
+  const rng = random(seedOf(transcript.id));
+  return {
+    ...transcript,
+    joiner: ' ',
+    sentences: transcript.sentences.map(([label, text]) => [label, noisySentence(text, rng, { seed: 0 })] as [SectionLabel, string]),
+  };
+}
+
+const spokenSegments = (text: string, transcript: CorpusTranscript) =>
+  cutAnywhere(text, random(seedOf(transcript.id, 1))).map((piece) => ({ text: piece }));
+
 function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
   const model = trainSectioner(train.map(labelledTranscript), training);
+  const spoken = test.map(spokenStyle);
   const textOnly = (text: string) => assignSentences(text, model);
   const score = scoreCorpus(test, textOnly);
   const parts = [
@@ -50,6 +67,8 @@ function evaluate(train: CorpusTranscript[], test: CorpusTranscript[]): Score {
         (text, t) => assignSentences(text, model, simulatedSegments(t)),
       ),
     ],
+    // Every transcript as a small Whisper writes it (test/noise/spoken-style.ts), with its segments cut anywhere.
+    ['spoken-style', scoreCorpus(spoken, (text, t) => assignSentences(text, model, spokenSegments(text, t)))],
   ] as const;
   for (const [name, part] of parts) {
     score.byStyle[name] = { right: part.right, total: part.total };
@@ -83,6 +102,8 @@ function report(name: string, score: Score): void {
   const rightAndWhole = score.right - score.split.filter((miss) => miss.got === miss.expected).length;
   console.log(`${name}: ${percent(score.right, score.total)}, ${score.split.length} sentence(s) split across sections`);
   console.log(`  right and whole in one section: ${percent(rightAndWhole, score.total)}`);
+  const spoken = score.byStyle['spoken-style']!;
+  console.log(`  clean vs spoken-style (noise model): ${percent(score.right, score.total)} | ${percent(spoken.right, spoken.total)}`);
   for (const [style, s] of Object.entries(score.byStyle)) console.log(`  ${style}: ${percent(s.right, s.total)}`);
   for (const label of SECTION_LABELS) {
     const s = score.byLabel[label];

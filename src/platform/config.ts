@@ -110,6 +110,11 @@ const variables = z.object({
   TRANSCRIPTION_CHUNK_CONCURRENCY: int(6, 1, 32),
   TRANSCRIPTION_CHUNK_OVERLAP_SECONDS: int(4, 1, 30),
   TRANSCRIPTION_DIARIZE: bool(false),
+  // Whisper keeps the last 223 tokens of a prompt (half its 448-token text context, less one). Its
+  // byte-level tokenizer cuts pt-BR prose into about 3.5 characters a token, but drug names and
+  // pet names (rare words, accents as two bytes) into about 2.5: 550 characters stay under 223
+  // tokens for the lists the prompt is mostly made of. 0 = send no prompt.
+  TRANSCRIPTION_PROMPT_MAX_CHARS: int(550, 0, 4000),
   SANDBOX_TRANSCRIPTION_DELAY_MS: int(0, 0, 600_000),
   SECTIONING_PROVIDER: z.enum(['rules', 'openai']).default('rules'),
   SECTIONING_BASE_URL: optionalUrl,

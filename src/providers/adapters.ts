@@ -57,6 +57,7 @@ export function transcriberFor(config: Config): TranscriptionProvider {
         language: config.TRANSCRIPTION_LANGUAGE,
         timeoutMs: REMOTE_TIMEOUT_MS,
         diarize: config.TRANSCRIPTION_DIARIZE,
+        promptMaxChars: config.TRANSCRIPTION_PROMPT_MAX_CHARS,
         requestLimits: {
           maxBytes: config.TRANSCRIPTION_MAX_REQUEST_BYTES,
           maxSeconds: config.TRANSCRIPTION_MAX_REQUEST_SECONDS,

@@ -77,6 +77,26 @@ describe('the "Revisar" block', () => {
     expect(renderTxt({ ...document, reviewFlags: [] })).toBe(renderTxt(document));
   });
 
+  it('TXT: a possibly misheard drug name says what it may be', () => {
+    const misheard: ExportDocument = {
+      ...document,
+      reviewFlags: [
+        {
+          section: null,
+          sentence: 'vou passar carpofeno dois virgula dois',
+          reason: 'possible_drug_misrecognition',
+          token: 'carpofeno',
+          said: 'carpofeno',
+          suggestion: 'carprofeno',
+          evidence: { start: 12, end: 19 },
+        },
+      ],
+    };
+    expect(renderTxt(misheard)).toContain(
+      'Revisar\n-------\n- "carpofeno" na transcrição pode ser "carprofeno" mal reconhecido; confira o medicamento dito.\n',
+    );
+  });
+
   it('RTF: a red titled block before the sections, section colours unchanged', () => {
     const rtf = renderRtf(clinical);
     expect(rtf).toContain('\\red192\\green0\\blue0;}');

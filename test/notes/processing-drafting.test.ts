@@ -303,6 +303,18 @@ describe('the OpenAPI document', () => {
       'changed_since_last_visit',
       'capture_auto_closed',
       'simulated_transcript',
+      'possible_drug_misrecognition',
+    ]);
+    // The misheard-drug flag's own fields, optional so that every other flag keeps its shape.
+    expect(schemas.ReviewFlag.required).toEqual(['section', 'sentence', 'reason', 'token']);
+    expect(Object.keys(schemas.ReviewFlag.properties)).toEqual([
+      'section',
+      'sentence',
+      'reason',
+      'token',
+      'said',
+      'suggestion',
+      'evidence',
     ]);
     expect(schemas.NoteStyle.enum).toEqual(['verbatim', 'clinical']);
     expect(text).toContain('"evidence"');

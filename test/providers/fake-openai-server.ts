@@ -67,6 +67,12 @@ export async function formData(request: RecordedRequest): Promise<FormData> {
   return new Response(request.body, { headers: { 'content-type': String(request.headers['content-type']) } }).formData();
 }
 
+/** The multipart `prompt` field of a recorded transcription request; null when it had none. */
+export async function promptOf(request: RecordedRequest): Promise<string | null> {
+  const form = await formData(request);
+  return form.has('prompt') ? String(form.get('prompt')) : null;
+}
+
 /** A chat completion whose message content is `content` (a string as is, anything else JSON-encoded). */
 export function chatCompletion(content: unknown) {
   return {

@@ -26,6 +26,8 @@ export interface SpeechRequest {
   at: number;
   /** When the request arrived (a request of a worker killed mid-answer is recorded after it died). */
   receivedAt: number;
+  /** The multipart `prompt` field as received; null when the request had none. */
+  prompt: string | null;
 }
 
 export interface SpeechServerOptions {
@@ -73,8 +75,9 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const contentLength = Number(req.headers['content-length'] ?? 0);
     const receivedAt = Date.now();
+    let prompt: string | null = null;
     const record = (status: number, seconds: number[], responseFormat = '', cut: number[] = []) =>
-      requests.push({ bytes: contentLength, responseFormat, seconds, cut, status, at: Date.now(), receivedAt });
+      requests.push({ bytes: contentLength, responseFormat, seconds, cut, status, at: Date.now(), receivedAt, prompt });
     if (contentLength > maxBytes) {
       req.resume();
       record(413, []);
@@ -87,6 +90,7 @@ export async function startFakeSpeechServer(options: SpeechServerOptions = {}): 
     const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
     const file = form.get('file') as File;
     const responseFormat = String(form.get('response_format') ?? 'json');
+    prompt = form.has('prompt') ? String(form.get('prompt')) : null;
     const audioPath = path.join(work, `${++counter}-${file.name}`);
     writeFileSync(audioPath, Buffer.from(await file.arrayBuffer()));
     let heard: Awaited<ReturnType<typeof hearSeconds>>;

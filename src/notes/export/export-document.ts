@@ -110,6 +110,8 @@ export function reviewLines(document: ExportDocument): string[] {
         return `- ${where}${quoted} difere do valor dito na consulta (ver Sinais vitais).`;
       case 'plan_mismatch':
         return `- ${where}${quoted} difere do plano dito na consulta (ver Prescrição).`;
+      case 'possible_drug_misrecognition':
+        return `- ${quoted} na transcrição pode ser "${flag.suggestion ?? ''}" mal reconhecido; confira o medicamento dito.`;
       case 'simulated_transcript':
         return '- Transcrição simulada (provedor sandbox): o texto não foi reconhecido do áudio e nada nesta nota vem da consulta.';
       case 'drafting_unavailable':

@@ -28,6 +28,7 @@ import {
   type TranscriptSegment,
 } from '../../providers/transcription/port.ts';
 import { copyStored, failedAt, unreadable } from '../processing/chunked-transcription.ts';
+import { noteVocabulary } from '../processing/transcription-vocabulary.ts';
 import type { NoteRow } from '../store/notes.repo.ts';
 import { transcribePartAudio } from './part-requests.ts';
 import {
@@ -60,6 +61,9 @@ const IN_FLIGHT_POLL_MS = 50;
 
 type Log = Pick<Logger, 'info' | 'warn'>;
 
+/** What of the note a part is sent with: its id, and what its prompt's vocabulary is made of. */
+export type LiveNoteFacts = Pick<NoteRow, 'id' | 'name' | 'species' | 'clinicId'>;
+
 /** Where a part's request starts before the part: the seconds of the previous part sent with it. */
 const overlapOf = (deps: PartTranscriptionDeps) => deps.limits?.overlapSeconds ?? 0;
 
@@ -69,7 +73,7 @@ const overlapOf = (deps: PartTranscriptionDeps) => deps.limits?.overlapSeconds ?
  */
 export async function transcribePartOnce(
   deps: PartTranscriptionDeps,
-  note: Pick<NoteRow, 'id' | 'name'>,
+  note: LiveNoteFacts,
   part: PartRow,
   previous: PartRow | undefined,
   signal: AbortSignal,
@@ -97,7 +101,7 @@ export async function transcribePartOnce(
  */
 async function partTranscript(
   deps: PartTranscriptionDeps,
-  note: Pick<NoteRow, 'id' | 'name'>,
+  note: LiveNoteFacts,
   part: PartRow,
   previous: PartRow | undefined,
   signal: AbortSignal,
@@ -120,7 +124,7 @@ async function partTranscript(
  */
 export async function transcribePart(
   deps: PartTranscriptionDeps,
-  note: Pick<NoteRow, 'id' | 'name'>,
+  note: LiveNoteFacts,
   part: PartRow,
   previous: PartRow | undefined,
   signal: AbortSignal,
@@ -171,6 +175,12 @@ export async function transcribePart(
         durationSeconds: duration,
         sha256: part.sha256,
         sandbox: { patientName: note.name },
+        // The words said just before this part, when its predecessor's transcript is held (parts are
+        // sent as they arrive, so it usually is).
+        prompt: {
+          terms: await noteVocabulary(note, deps.db),
+          ...(previous?.transcript?.text ? { preceding: previous.transcript.text } : {}),
+        },
       },
       dir,
       signal,

@@ -10,6 +10,7 @@ import { evidenceOf, type PlacedSegment, placeSegments, quote, type Ranges } fro
 import { examMentions, findExams } from './exams.ts';
 import { findFollowUps } from './follow-ups.ts';
 import { drugTable } from './lexicon/lexicon.ts';
+import { misheardDrugs } from './lexicon/misheard-drugs.ts';
 import { findMedications, findMentions } from './medications.ts';
 import { wordsOf } from './tokens.ts';
 import { findVaccines, vaccineMentions } from './vaccines.ts';
@@ -40,7 +41,9 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const { text: joined, placed } = timed ? placeSegments(transcript.segments) : { text: transcript.text, placed: [] as PlacedSegment[] };
   const text = joined.slice(0, MAX_CHARACTERS);
   const w = wordsOf(text);
-  const table = drugTable(context.clinicDrugNames);
+  // A drug name the speech-to-text model may have misheard is read as the drug it resembles (and
+  // flagged for the vet: misheard-flags.ts).
+  const table = drugTable(context.clinicDrugNames, misheardDrugs(w, context.clinicDrugNames));
 
   const exams = examMentions(w.words);
   const vaccines = vaccineMentions(w);

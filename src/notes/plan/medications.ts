@@ -18,7 +18,7 @@ import type { DoseUnit, PlanMedication, Route } from '../store/plan.schemas.ts';
 import { CUES, type Cue, GLUE, LONGEST_CUE, PAST_MARKERS, SECTIONS, TOPIC_STOPS } from './cues.ts';
 import { type Dose, doseAt, durationAt, FORMS, ROUTE_OF_UNIT, ROUTES_SAID, repeatAt } from './doses.ts';
 import type { Drug } from './lexicon/lexicon.ts';
-import type { PhraseTable, Words } from './tokens.ts';
+import { FILLERS, type PhraseTable, type Words } from './tokens.ts';
 
 /** How far a drug's reach goes at most (words). */
 export const REACH = 60;
@@ -85,7 +85,11 @@ const said = (text: string, w: Words, first: number, end: number) =>
     .replace(/\s*\+\s*/g, ' com ')
     .replace(/[^a-z0-9µ/.,\s-]/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    // As the words were read: without the fillers and repeats inside the name ("drontal drontal puppy").
+    .split(' ')
+    .filter((word, i, all) => !FILLERS.has(word) && word !== all[i - 1])
+    .join(' ');
 
 /** Said right after a brand, part of the product's name (not its form, strength or weight band). */
 const QUALIFIERS = new Set([

@@ -18,6 +18,13 @@ export interface Words {
   commaBefore: boolean[];
 }
 
+/**
+ * Words of speech that say nothing to the plan, left out as punctuation is: the fillers a
+ * speech-to-text model keeps ("né", "tipo", "aí", "então": folded). A word said twice in a row is
+ * read once ("por por quilo"). So "um miligrama então por quilo" reads as "um miligrama por quilo".
+ */
+export const FILLERS: ReadonlySet<string> = new Set(['ne', 'tipo', 'ai', 'entao']);
+
 const TOKEN = /\d+(?:[.,]\d+)*(?:\/\d+)?|[½¼¾]|[a-zµ]+|\/|[.!?;:\n…]|,/g;
 const BREAK = /^[.!?;:\n…]$/;
 
@@ -39,6 +46,10 @@ export function wordsOf(text: string): Words {
       pendingComma = true;
       continue;
     }
+    // Said twice: one word (its first place names it).
+    if (word === words.at(-1) && !pendingBreak && !pendingComma) continue;
+    // A filler's marks stay for the next word.
+    if (FILLERS.has(word)) continue;
     words.push(word);
     starts.push(match.index);
     ends.push(match.index + word.length);

@@ -27,6 +27,7 @@ import {
 import type { NoteRow } from '../store/notes.repo.ts';
 import { recordChunkPlan, saveChunkTranscript } from './chunks.repo.ts';
 import { CHUNK_TRIES, chunkRetryDelayMs } from './retry-budget.ts';
+import { noteVocabulary } from './transcription-vocabulary.ts';
 
 export interface ChunkedTranscriptionDeps {
   db: Db;
@@ -55,6 +56,7 @@ export async function transcribeNoteAudio(
     durationSeconds: note.audioDurationSeconds,
     sha256: note.audioSha256,
     sandbox: { patientName: note.name },
+    prompt: { terms: await noteVocabulary(note, deps.db) },
   };
   const plan = deps.limits ? planWithinLimits(note.audioDurationSeconds, note.audioBytes, deps.limits) : null;
   transcriptionChunks.observe(plan?.length ?? 1);
@@ -156,7 +158,7 @@ export async function transcribePieces(
         deps.limits!.concurrency,
         signal,
         async (piece, both) => {
-          const transcript = await transcribeCut(deps, run, splitter, piece, both, logger);
+          const transcript = await transcribeCut(deps, run, splitter, piece, both, logger, precedingText(run, piece.index));
           await run.keep?.(piece, transcript);
           run.done.set(piece.index, transcript);
         },
@@ -170,6 +172,16 @@ export async function transcribePieces(
   return { ...stitch(run.plan, transcripts), model: transcripts.find((transcript) => transcript.model)?.model ?? null };
 }
 
+/**
+ * The words heard just before piece `index`, for its prompt: the previous piece's transcript when it
+ * is held by the time this piece is sent (pieces go a few at a time, so the first of them go
+ * without: waiting for each predecessor would send them one by one), and for the first piece what
+ * came before the whole audio (a live part's predecessor).
+ */
+function precedingText(run: PieceRun, index: number): string | undefined {
+  return index === 0 ? run.input.prompt?.preceding : run.done.get(index - 1)?.text;
+}
+
 /** Cuts `chunk` out of the audio and sends it (with retries): its transcript, times relative to the chunk. */
 async function transcribeCut(
   deps: Pick<ChunkedTranscriptionDeps, 'transcriber' | 'retryDelaySeconds' | 'limits'>,
@@ -178,6 +190,7 @@ async function transcribeCut(
   chunk: ChunkRange,
   signal: AbortSignal,
   logger: Pick<Logger, 'warn'>,
+  preceding: string | undefined,
 ): Promise<ChunkTranscript> {
   const file = path.join(run.dir, `chunk-${chunk.index}.${run.input.format}`);
   try {
@@ -198,6 +211,7 @@ async function transcribeCut(
       audioFile: file,
       sizeBytes: size,
       durationSeconds: written.durationSeconds,
+      prompt: { terms: run.input.prompt?.terms ?? [], ...(preceding ? { preceding } : {}) },
     };
     const transcript = await transcribeWithRetries(deps, input, signal, logger, { ...run.where, chunk: chunk.index });
     return {

@@ -16,6 +16,7 @@ import { compareWithLastVisit } from '../patients/changes-since-last-visit.ts';
 import { signedVisitsBefore } from '../patients/patients.repo.ts';
 import { previousVisitOf } from '../patients/previous-visit.ts';
 import { planOfTranscript } from '../plan/extract-plan.ts';
+import { misheardDrugFlags } from '../plan/misheard-flags.ts';
 import { planContextOf } from '../plan/plan-context.ts';
 import { claimForProcessing, type NoteRow, releaseNote } from '../store/notes.repo.ts';
 import { planSettingsOf } from '../store/settings.repo.ts';
@@ -140,7 +141,10 @@ export function transcribeJob(deps: ProcessingDeps) {
         // What changed since the patient's last signed note (docs/notes-patients.md): a first visit, or a note without an external id, as read.
         const { plan, flags: changedFlags } = compareWithLastVisit(read, lastVisits);
         const grounded = groundDraftedPlan(groundDraftedVitals(drafted, vitals), read, planContext);
-        const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...changedFlags], plan };
+        // Drug names the model may have misheard, for the vet to check (the text is left as heard).
+        // The patient's name is no drug either ("Carla" is not "carprofeno" misheard).
+        const misheard = misheardDrugFlags(transcript, [...planContext.clinicDrugNames, note.name]);
+        const sectioned = { ...grounded, reviewFlags: [...grounded.reviewFlags, ...changedFlags, ...misheard], plan };
         // Stored at completion: a note a real provider transcribed is never marked.
         const written = transcript.simulated === true ? markedSimulated(sectioned) : sectioned;
         sectioningDuration.observe({ style: written.style }, secondsSince(sectioning));

@@ -54,9 +54,21 @@ export const ReviewFlagSchema = z
         '`capture_auto_closed`: a live note was completed automatically after LIVE_CAPTURE_IDLE_SECONDS without a new ' +
         'part, with the parts it had. ' +
         '`simulated_transcript`: the transcript was made up by the sandbox provider, not recognised from the audio ' +
-        "(see the note's `simulated`); nothing in the note comes from the consultation.",
+        "(see the note's `simulated`); nothing in the note comes from the consultation. " +
+        '`possible_drug_misrecognition`: a word (or two written apart) of the transcript is no known word or drug but ' +
+        'is close in spelling and sound to a drug of the lexicon, so the speech-to-text model may have misheard it ' +
+        '(`said`, `suggestion`, `evidence`; `sentence`: the transcript words around it; `token`: `said`). The text is ' +
+        'not changed, and the plan reads it as the drug it resembles under the name as said.',
     }),
     token: z.string().nullable().meta({ description: 'What could not be found, as the sentence wrote it ("50 mg", "direito")' }),
+    said: z.string().optional().meta({ description: '`possible_drug_misrecognition` only: the words as transcribed ("carpofeno")' }),
+    suggestion: z
+      .string()
+      .optional()
+      .meta({ description: '`possible_drug_misrecognition` only: the lexicon drug they resemble ("carprofeno")' }),
+    evidence: TimeRangeSchema.nullable()
+      .optional()
+      .meta({ description: '`possible_drug_misrecognition` only: when the words were said; null without timed segments' }),
   })
   .meta({ id: 'ReviewFlag', description: 'Something the veterinarian must review before signing the note' });
 

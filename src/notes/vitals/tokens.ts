@@ -13,10 +13,19 @@ export interface Token {
 
 const TOKEN = /[<>]=?|[≤≥]|°(?:\s?c(?![a-z]))?|%|''|["″”]|\d+(?:[.,]\d+)*|[a-zµ]+|\//g;
 
+/**
+ * Fillers a speech-to-text model keeps ("né", "tipo", "aí", "então": folded), read past as
+ * punctuation is; and a word said twice in a row is read once ("38 38 quilos"), so "temperatura
+ * tipo trinta e nove" is read as "temperatura trinta e nove".
+ */
+const FILLERS = new Set(['ne', 'tipo', 'ai', 'entao']);
+
 export function tokenize(text: string): Token[] {
-  return [...fold(text).matchAll(TOKEN)].map((match) => ({
-    word: match[0].replace(/\s/g, '').replace(/[″”]/, '"'),
-    start: match.index,
-    end: match.index + match[0].length,
-  }));
+  const tokens: Token[] = [];
+  for (const match of fold(text).matchAll(TOKEN)) {
+    const word = match[0].replace(/\s/g, '').replace(/[″”]/, '"');
+    if (FILLERS.has(word) || (word === tokens.at(-1)?.word && /^[a-z\d]/.test(word))) continue;
+    tokens.push({ word, start: match.index, end: match.index + match[0].length });
+  }
+  return tokens;
 }

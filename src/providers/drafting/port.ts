@@ -27,6 +27,8 @@ export const REVIEW_REASONS = [
   'changed_since_last_visit',
   'capture_auto_closed',
   'simulated_transcript',
+  // Set by the Notes tree: a transcript word that may be a drug name the speech-to-text model misheard.
+  'possible_drug_misrecognition',
 ] as const;
 export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
@@ -42,6 +44,12 @@ export interface ReviewFlag {
   sentence: string | null;
   reason: ReviewReason;
   token: string | null;
+  /** `possible_drug_misrecognition` only: the words as transcribed ("carpofeno"). */
+  said?: string;
+  /** `possible_drug_misrecognition` only: the lexicon drug they resemble ("carprofeno"). */
+  suggestion?: string;
+  /** `possible_drug_misrecognition` only: when they were said (null without timed segments). */
+  evidence?: TimeRange | null;
 }
 
 export interface DraftedSection {

@@ -10,6 +10,7 @@ import { ProviderError } from '../provider-error.ts';
 import { postFile } from './file-upload.ts';
 import { AudioReadError, multipartBody, multipartEnvelope } from './multipart.ts';
 import type { Transcript, TranscriptionInput, TranscriptionProvider } from './port.ts';
+import { promptText } from './prompt.ts';
 
 export interface OpenAiTranscriberOptions {
   /** Ends in `/v1`, as in the OpenAI SDKs, e.g. `https://api.openai.com/v1`. */
@@ -23,6 +24,11 @@ export interface OpenAiTranscriberOptions {
   diarize?: boolean;
   /** What one request may carry (TRANSCRIPTION_MAX_REQUEST_*): longer audio is sent in chunks. */
   requestLimits?: RequestLimits;
+  /**
+   * TRANSCRIPTION_PROMPT_MAX_CHARS: the most characters of `prompt` sent (prompt.ts); 0 = never
+   * send one (a server that refuses the field). Absent = 0.
+   */
+  promptMaxChars?: number;
 }
 
 const codes = errorCodes('TRANSCRIPTION');
@@ -81,7 +87,9 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
   }
 
   async function request(input: TranscriptionInput, responseFormat: ResponseFormat, signal: AbortSignal) {
-    const fields = { model: options.model, language, ...formatFields(responseFormat) };
+    // OpenAI's diarizing model takes no prompt.
+    const prompt = responseFormat === 'diarized_json' ? null : promptText(input.prompt, options.promptMaxChars ?? 0);
+    const fields = { model: options.model, language, ...formatFields(responseFormat), ...(prompt ? { prompt } : {}) };
     // The server infers the codec from the extension; the patient's file name is not its business.
     const file = { fieldName: 'file', fileName: `audio.${input.format}`, contentType: input.contentType };
     return send({

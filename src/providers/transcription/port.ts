@@ -47,6 +47,18 @@ export interface TranscriptionInput {
    * nothing but the audio.
    */
   sandbox?: { patientName: string };
+  /**
+   * What the audio is likely to say, for a server that can be primed with text (Whisper's
+   * `prompt`): a provider fits it to its own budget, or ignores it (the sandbox).
+   */
+  prompt?: TranscriptionPrompt;
+}
+
+export interface TranscriptionPrompt {
+  /** Words the audio is likely to hold, the likeliest first (the patient's name, the species, drug names). */
+  terms: readonly string[];
+  /** The transcript of the audio just before this one (the previous chunk or live part), when it is held. */
+  preceding?: string;
 }
 
 export interface TranscriptionProvider {

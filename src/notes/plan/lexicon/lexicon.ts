@@ -44,13 +44,20 @@ export function builtInDrugs(): { drug: Drug; phrases: string[] }[] {
 
 let builtInTable: PhraseTable<Drug> | null = null;
 
-/** The lexicon for one call: the built-in names, and the clinic's names when it has any. */
-export function drugTable(clinicDrugNames: readonly string[]): PhraseTable<Drug> {
+/**
+ * The lexicon for one call: the built-in names, the clinic's names when it has any, and the words
+ * of this transcript that may be a misheard drug (misheard-drugs.ts), each read as the drug it
+ * resembles but reported under the name as said ("carpofeno").
+ */
+export function drugTable(
+  clinicDrugNames: readonly string[],
+  misheard: readonly { said: string; suggestion: Drug }[] = [],
+): PhraseTable<Drug> {
   if (!builtInTable) {
     builtInTable = new PhraseTable<Drug>([]);
     for (const { drug, phrases } of builtInDrugs()) for (const phrase of phrases) builtInTable.add(phrase, drug);
   }
-  if (clinicDrugNames.length === 0) return builtInTable;
+  if (clinicDrugNames.length === 0 && misheard.length === 0) return builtInTable;
   const table = new PhraseTable<Drug>([]);
   for (const { drug, phrases } of builtInDrugs()) for (const phrase of phrases) table.add(phrase, drug);
   for (const raw of clinicDrugNames) {
@@ -58,5 +65,6 @@ export function drugTable(clinicDrugNames: readonly string[]): PhraseTable<Drug>
     // A built-in name keeps its generic and route; the clinic's adds only what the lexicon lacks.
     if (name !== '') table.add(name, { name, generic: name, route: null, drugClass: 'clinic' });
   }
+  for (const { said, suggestion } of misheard) table.add(said, { ...suggestion, name: said });
   return table;
 }

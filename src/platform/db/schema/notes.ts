@@ -139,6 +139,9 @@ export interface StoredReviewFlag {
   sentence: string | null;
   reason: string;
   token: string | null;
+  said?: string;
+  suggestion?: string;
+  evidence?: { start: number; end: number } | null;
 }
 
 /** A plan as the API shows it (src/notes/store/plan.schemas.ts Plan). */
