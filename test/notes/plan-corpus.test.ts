@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,13 +12,13 @@ import { SPECIES } from '../../src/notes/store/vitals.schemas.ts';
 // "duas semanas" → 14, "BID" → 12), totals and due dates follow from the weight and the visit date.
 
 const root = path.join(import.meta.dirname, '../fixtures/plan-corpus');
-const SPLITS = ['tune', 'heldout'] as const;
+const SPLITS = ['tune', 'tune2', 'heldout', 'heldout2'] as const;
 type Split = (typeof SPLITS)[number];
 
 const withQuote = { quote: z.string().min(1) };
 const omitted = { id: true, text: true, evidence: true } as const;
 const CaseSchema = z.strictObject({
-  id: z.string().regex(/^(tune|heldout)-\d{2}$/),
+  id: z.string().regex(/^(tune2?|heldout2?)-\d{2,3}$/),
   style: z.enum(['headings', 'natural', 'conversation']),
   species: z.enum(SPECIES),
   visit_date: z.iso.date(),
@@ -40,7 +40,9 @@ interface Loaded {
   raw: unknown;
 }
 
-const loaded: Loaded[] = SPLITS.flatMap((split) =>
+// tune2 and heldout2 (written later, by other writers) are checked when they are there.
+const PRESENT = SPLITS.filter((split) => existsSync(path.join(root, split)));
+const loaded: Loaded[] = PRESENT.flatMap((split) =>
   readdirSync(path.join(root, split))
     .filter((file) => file.endsWith('.json'))
     .sort()
@@ -210,7 +212,7 @@ describe('the plan corpus', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  describe.each(SPLITS)('%s', (split) => {
+  describe.each(PRESENT)('%s', (split) => {
     it.each(loaded.filter((item) => item.split === split).map((item) => [item.file, item.raw] as const))('%s', (_file, raw) => {
       const item = CaseSchema.parse(raw);
       const text = transcript(item);
