@@ -37,6 +37,12 @@ export const CUES = new PhraseTable<Cue>([
     'trocar pelo', 'trocar pela', 'pra casa', 'para casa', 'pra casa vai', 'para casa vai', 'em casa vai', 'vai pra casa com', 'entra', 'entra a', 'entra o',
     'entra com', 'entrar', 'para os proximos dias', 'pros proximos dias', 'pra seguir', 'para seguir', 'repetir', 'vai repetir',
     'repete', 'seguir com', 'segue com', 'dar em casa', 'uso domiciliar', 'tratamento domiciliar',
+    'deixo receitado', 'deixei receitado', 'deixo prescrito', 'deixei prescrito', 'vou indicar',
+    'levar pra casa', 'leva pra casa', 'vai levar', 'vai continuar', 'vai seguir', 'vai manter', 'vai receber', 'vai ficar com',
+    'pode dar', 'pode continuar', 'pode manter', 'pode usar', 'pode aplicar', 'pode pingar', 'pode passar', 'pode seguir',
+    'precisa dar', 'precisa tomar', 'precisa usar', 'tem que dar', 'tem que tomar', 'tem que aplicar', 'tem que pingar',
+    'tem que usar', 'deve tomar', 'deve receber', 'deve usar', 'deve dar', 'a gente vai passar', 'a gente vai dar', 'a gente passa',
+    'vou mandar pra casa', 'manda pra casa', 'segue em casa', 'continua em casa', 'mantem em casa', 'mantendo', 'continuando',
   ]),
   ...phrases('home', ['em casa']),
   ...phrases('cleaning', [
@@ -61,10 +67,15 @@ export const CUES = new PhraseTable<Cue>([
     'anestesiada com', 'anestesiado no', 'anestesiada no', 'anestesiado com', 'induzi com', 'inducao com',
     'fluidoterapia com', 'iniciada fluidoterapia com', 'iniciei fluidoterapia com', 'iniciada', 'iniciado', 'iniciei',
     'medicado com', 'medicada com', 'medicamos com', 'ja fiz aqui', 'ja dei aqui', 'recebeu aqui', 'tomou aqui na clinica',
+    'coloquei', 'colocamos', 'coloquei no soro', 'ja coloquei', 'acabei de dar', 'acabei de fazer', 'acabamos de fazer',
+    'acabamos de dar', 'ja to aplicando', 'to fazendo', 'estou fazendo', 'ja estou aplicando', 'infundi', 'infundimos',
+    'mediquei', 'foi dado', 'foi dada', 'foram aplicados', 'foram aplicadas', 'foram feitos', 'foram feitas', 'foi realizado',
+    'foi realizada', 'apliquei aqui', 'ja mediquei', 'fiz agora', 'fizemos agora', 'dei agora aqui',
   ]),
   ...phrases('administer_weak', [
     'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
     'a gente vai fazer', 'a gente vai aplicar', 'a gente aplica', 'a gente faz', 'vai fazer', 'vou dar', 'vamos dar',
+    'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
   ]),
   ...phrases('suspend', [
     'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',
@@ -75,6 +86,11 @@ export const CUES = new PhraseTable<Cue>([
     'descontinuar', 'descontinua', 'cortar o', 'cortar a', 'corta o', 'nao dar mais', 'nao da mais', 'nao de mais',
     'nao precisa mais', 'nao precisa mais dar', 'chega de', 'encerrar', 'encerra', 'pode parar', 'pode suspender',
     'pode tirar',
+    'pode parar de dar', 'pode parar de usar', 'pode parar de pingar', 'para de usar', 'para de pingar', 'para de passar',
+    'parar de pingar', 'parar de passar', 'deixa de dar', 'deixar de dar', 'nao vai mais tomar', 'nao vai mais usar',
+    'nao precisa mais de', 'nao precisa mais usar', 'nao precisa mais tomar', 'nao precisa mais pingar', 'suspensa', 'suspendo',
+    'retira a', 'retirar', 'descontinuo', 'nao usa mais', 'nao da mais o', 'nao da mais a', 'tira ele',
+    'tira ela', 'pode suspender o', 'pode suspender a',
   ]),
   ...phrases('reject', [
     'nao vou passar', 'nao vou usar', 'nao vou dar', 'nao vou prescrever', 'nao vou aplicar', 'nao vou receitar',
@@ -134,6 +150,7 @@ export const PAST_MARKERS = new PhraseTable<true>(
 // biome-ignore format: a table reads better packed
 export const TOPIC_STOPS = new Set([
   'retorno', 'retornar', 'retorne', 'revisao', 'reavaliacao', 'reavaliar', 'reavaliamos', 'volta', 'voltar', 'volte',
+  'volto', 'voltamos', 'retorna', 'retornamos', 'reavalio', 'reavaliando',
   'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinacao', 'antirrabica', 'exame', 'exames', 'hemograma', 'bioquimico',
   'ultrassom', 'ultrassonografia', 'radiografia', 'raio', 'cirurgia', 'castracao', 'internacao', 'internar', 'anamnese',
   'diagnostico', 'suspeita', 'prognostico', 'observacoes', 'orcamento', 'valor', 'reais', 'custa', 'exame fisico',

@@ -26,7 +26,10 @@ const CUES = new PhraseTable<FollowUpKind>([
     'traga de novo', 'nova consulta', 'consulta de retorno', 'consulta de revisao', 'recheck', 'controle', 'acompanhamento',
     'nos vemos', 'a gente se ve', 'ver ele de novo', 'ver ela de novo', 'ver de novo', 'quero ver', 'vejo ele', 'vejo ela',
     'te vejo', 'passo ai', 'passo la', 'venho', 'venho ver', 'vou ver', 'quero rever', 'rever', 'reavaliacao clinica',
-    'check up', 'checkup', 'consulta de controle', 'nova avaliacao',
+    'check up', 'checkup', 'consulta de controle', 'nova avaliacao', 'traz ele', 'traz ela', 'traga ele', 'traga ela', 'trazer ele',
+    'trazer ela', 'tragam ele', 'tragam ela', 'de volta', 'pra gente ver', 'para a gente ver', 'pra gente reavaliar', 'pra reavaliar',
+    'para reavaliar', 'me traz', 'trazer aqui', 'traz aqui', 'traga aqui', 'passar aqui', 'passa aqui', 'vem aqui', 'vir aqui',
+    'aparece aqui', 'reconsulta', 'revisita', 'visita', 'nova visita', 'te espero', 'espero voces', 'espero ele', 'espero ela',
   ]),
   ...cue('vaccine_booster', [
     'reforco', 'dose de reforco', 'segunda dose', 'terceira dose', 'quarta dose', 'proxima dose', 'proxima vacina', 'revacinar',
@@ -45,7 +48,8 @@ const CUES = new PhraseTable<FollowUpKind>([
   ...cue('other', [
     'me liga', 'ligar', 'ligue', 'liga', 'ligo', 'telefonar', 'entrar em contato', 'entro em contato', 'dar noticias',
     'mandar noticias', 'mandar foto', 'mandar mensagem', 'manda mensagem', 'mando', 'me manda', 'aviso', 'me avisa', 'avisar',
-    'mando por mensagem',
+    'mando por mensagem', 'me chama', 'chama', 'me manda mensagem', 'me liga', 'mandar video', 'manda foto', 'manda video',
+    'me atualiza', 'me da noticias', 'whatsapp', 'zap', 'me mande',
   ]),
 ]);
 /** A vaccine named in an interval's clause makes it a booster ("a quádrupla felina a gente faz daqui a um mês"). */
@@ -68,6 +72,8 @@ const CONDITIONAL = new PhraseTable<FollowUpKind>([
 ]);
 // biome-ignore format: a table reads better packed
 const CONDITION_STARTS = new Set(['se', 'caso']);
+/** "qualquer coisa, me liga", "qualquer alteração, traz": a condition said without "se". */
+const ANY_THING = new Set(['coisa', 'alteracao', 'problema', 'piora', 'sinal', 'intercorrencia', 'mudanca', 'novidade']);
 /** How far after "se" the word that brings the animal back may be said. */
 const CONDITION_REACH = 22;
 
@@ -214,7 +220,15 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
   const { words } = w;
   const found: FoundFollowUp[] = [];
   for (let at = 0; at < words.length; at++) {
-    if (!CONDITION_STARTS.has(words[at]!)) continue;
+    const reversed = reversedCondition(w, at);
+    if (reversed) {
+      if (range(reversed.first, reversed.end).some((k) => taken[k])) continue;
+      for (let k = reversed.first; k < reversed.end; k++) taken[k] = true;
+      found.push({ ...reversed, dueInDays: null, used: range(reversed.first, reversed.end), purposeFrom: reversed.end });
+      at = reversed.end - 1;
+      continue;
+    }
+    if (!CONDITION_STARTS.has(words[at]!) && !(words[at] === 'qualquer' && ANY_THING.has(words[at + 1] ?? ''))) continue;
     // "ou antes se não voltar a fazer cocô": a return said before, sooner on a condition.
     const sooner = words[at - 1] === 'antes' && (words[at - 2] === 'ou' || w.commaBefore[at - 1]);
     let hit: { kind: FollowUpKind; first: number; end: number } | null = null;
@@ -241,6 +255,26 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
     at = last - 1;
   }
   return found;
+}
+
+/**
+ * A call or a return asked for first, its condition after: "me manda mensagem se tiver outra crise",
+ * "me liga caso ele não coma", "traz ele se a ferida abrir". Not a dated one ("me liga em dois dias se ...").
+ */
+function reversedCondition(w: Words, at: number): { kind: FollowUpKind; first: number; end: number } | null {
+  const { words } = w;
+  const said = CONDITIONAL.at(words, at);
+  if (!said || !['me', 'traz', 'traga', 'tragam'].includes(words[at]!)) return null;
+  for (let k = said.end; k < Math.min(words.length, said.end + 4); k++) {
+    if (w.breakBefore[k]) return null;
+    if (CONDITION_STARTS.has(words[k]!)) {
+      if (startsDue(w, said.end)) return null;
+      let end = k + 1;
+      while (end < Math.min(words.length, k + 10) && !w.breakBefore[end] && !w.commaBefore[end]) end++;
+      return { kind: said.value, first: at, end };
+    }
+  }
+  return null;
 }
 
 /** An interval within the next few words ("volta em uma semana", "volta daqui a dez dias"). */

@@ -75,6 +75,8 @@ const CONNECTORS_OF_ALIAS = new Set(['o', 'a', 'que', 'e', 'ou', 'seja', 'do', '
 /** "antes do Otomax", "depois da dipirona": a drug named as a point in time, not a mention of its own. */
 // biome-ignore format: a table reads better packed
 const REFERENCE_BEFORE = new Set(['antes', 'depois', 'apos']);
+/** "dermatite atópica", "otite ... externa": after these a name is the disease's adjective, not a drug (Atopica). */
+const DISEASE_BEFORE = new Set(['dermatite', 'doenca', 'sindrome', 'atopia']);
 
 const said = (text: string, w: Words, first: number, end: number) =>
   text
@@ -183,6 +185,9 @@ const NOT_A_DRUG = new Set([
   'receita',
   'peso',
   'pesando',
+  // words with a drug class's ending that are no drug: a goat farm, a month
+  'capril',
+  'abril',
 ]);
 
 /** A name no list holds: a word with a drug class's ending, or a capitalised word said right before a per-kilo dose ("Zolvix 2,5 mg/kg"). */
@@ -217,7 +222,7 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     const reference =
       REFERENCE_BEFORE.has(words[at - 1] ?? '') ||
       (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
-    if (reference) {
+    if (reference || DISEASE_BEFORE.has(words[at - 1] ?? '')) {
       at = hit.end;
       continue;
     }
