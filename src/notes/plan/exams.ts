@@ -20,7 +20,7 @@ export const EXAMS = new PhraseTable<ExamCode>([
     'glicemia', 'calcio', 'calcio ionizado', 'fosforo', 'potassio', 'sodio', 'sdma', 'fosfatase alcalina', 'bilirrubina',
   ]),
   ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa', 'amostra de urina', 'urina para', 'urina pra', 'exame de urina completo', 'urina rotina']),
-  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico', 'amostra de fezes', 'fezes para', 'fezes pra', 'coproparasitologico de fezes', 'exame de fezes seriado', 'parasitologico seriado']),
+  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico', 'contagem de oocistos', 'contagem de ovos por grama', 'amostra de fezes', 'fezes para', 'fezes pra', 'coproparasitologico de fezes', 'exame de fezes seriado', 'parasitologico seriado']),
   ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal', 'ultrassom de abdomen', 'ultra', 'ultrassonografico', 'ultrassom transretal', 'ultrassonografia transretal', 'us abdominal', 'ultrassom abdominal total', 'ultrassons']),
   ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'exame radiografico', 'chapa', 'chapas', 'raio x de torax', 'radiografia de torax', 'raio xis', 'raiox', 'radiografico', 'estudo radiografico']),
   ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'citologia aspirativa']),
@@ -41,7 +41,7 @@ export const EXAMS = new PhraseTable<ExamCode>([
     'tempo de protrombina', 'rinoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
     'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'curva glicemica', 'raspado',
     'raspado de pele', 'raspado cutaneo', 'raspado profundo', 'tricograma', 'fenobarbital serico', 'imunofenotipagem',
-    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'exame de fundo de olho', 'sorologia para', 'elisa', 'ifi', 'reacao de imunofluorescencia', 'hemogasometria', 'lactato serico', 'tempo de coagulacao', 'dosagem de', 'teste de supressao', 'acth', 'insulina serica', 'progesterona serica', 'cultura de pelo', 'lampada de wood', 'exame de raspado', 'exame micologico', 'micologico', 'tipagem sanguinea', 'teste de compatibilidade', 'prova cruzada', 'reticulocitos', 'esfregaco sanguineo', 'pesquisa de hemoparasitas', 'exame de cmt',
+    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'anemia infecciosa', 'exame de anemia infecciosa', 'coggins', 'teste de coggins', 'aie', 'exame de aie', 'mormo', 'exame de mormo', 'exame de fundo de olho', 'sorologia para', 'elisa', 'ifi', 'reacao de imunofluorescencia', 'hemogasometria', 'lactato serico', 'tempo de coagulacao', 'dosagem de', 'teste de supressao', 'acth', 'insulina serica', 'progesterona serica', 'cultura de pelo', 'lampada de wood', 'exame de raspado', 'exame micologico', 'micologico', 'tipagem sanguinea', 'teste de compatibilidade', 'prova cruzada', 'reticulocitos', 'esfregaco sanguineo', 'pesquisa de hemoparasitas', 'exame de cmt',
   ]),
 ]);
 
@@ -59,7 +59,7 @@ const ORDER = new PhraseTable<true>(
     'medir', 'medi', 'medimos', 'medida', 'tirar sangue', 'tirei sangue', 'tiramos sangue', 'indicado', 'indico', 'recomendo',
     'rodar', 'rodei', 'rodamos', 'repetir', 'repetimos', 'vou repetir', 'vamos repetir', 'precisa de', 'precisamos de',
     'quero', 'queria', 'quero tambem', 'queria tambem', 'solicitacao', 'pedido de', 'requisicao', 'amostra para', 'amostras para',
-    'bater', 'bati', 'batemos', 'vou bater', 'vamos bater', 'tirar', 'tirei', 'tiramos', 'vou tirar', 'vamos tirar', 'dosei',
+    'levar', 'vou levar', 'levo', 'bater', 'bati', 'batemos', 'vou bater', 'vamos bater', 'tirar', 'tirei', 'tiramos', 'vou tirar', 'vamos tirar', 'dosei',
     'vou dosar', 'vamos dosar', 'mandar pro laboratorio', 'levar pro laboratorio', 'mandei pro laboratorio', 'vou mandar', 'vamos mandar',
     'vou colher', 'vamos colher', 'colhendo', 'coletando', 'a gente faz', 'a gente vai fazer', 'fazendo', 'fazer um',
     'encaminhamos', 'vou encaminhar', 'vamos encaminhar', 'solicitando', 'pedindo', 'vou solicitar', 'vamos solicitar', 'precisamos',

@@ -219,8 +219,9 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     }
     const last = mentions.at(-1);
     const between = last ? words.slice(last.end, at) : [];
+    // "antes do Otomax", "após a dipirona" (not "E depois Tilosina, ...": a next step, a drug of its own).
     const reference =
-      REFERENCE_BEFORE.has(words[at - 1] ?? '') ||
+      (words[at - 1] === 'apos' && !w.commaBefore[at]) ||
       (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
     if (reference || DISEASE_BEFORE.has(words[at - 1] ?? '')) {
       at = hit.end;
@@ -358,11 +359,18 @@ function pastIn(words: readonly string[], from: number, to: number): number[] {
   return used;
 }
 
+// biome-ignore format: a table reads better packed
+const FIRST_PERSON_GIVEN = new Set(['dei', 'ja dei', 'demos', 'ja demos', 'passei']);
+const PER_KG_UNITS = new Set<DoseUnit>(['mg/kg', 'ml/kg', 'mcg/kg', 'UI/kg']);
+const INJECTED = new Set<Route>(['intravenous', 'intramuscular', 'subcutaneous']);
+
 const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
 // biome-ignore format: a table reads better packed
 const NOW = new Set(['agora', 'aqui', 'hoje']);
 // biome-ignore format: a table reads better packed
 const MASS_UNITS = new Set<DoseUnit>(['mg', 'g', 'ml', 'UI']);
+/** A tablet's or a vial's strength said right after the name ("Synulox 50 mg"); a volume is what is given ("Pentabiótico, dez ml"). */
+const STRENGTH_UNITS = new Set<DoseUnit>(['mg', 'g', 'UI']);
 const PERIOD_AFTER_DOSE: Record<string, number> = { dia: 24, semana: 168, mes: 720 };
 
 /** What one mention says; its status is decided later, with its list and heading. */
@@ -408,7 +416,7 @@ function readMention(
     if (distance < CUE_REACH) {
       const cue = cueAt(w, k);
       if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
-      if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
+      if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, cue.end, distance, breaks, firstAttribute)) {
         after.push({ cue: cue.value, first: k, end: cue.end });
         k = cue.end;
         continue;
@@ -428,7 +436,7 @@ function readMention(
       if (foundDose.herd) herd = true;
       else if (dose === null || (strength && !MASS_UNITS.has(foundDose.unit))) {
         // "Synulox 50 mg, um comprimido": a strength right after the name gives way to a count said after it.
-        strength = dose === null && MASS_UNITS.has(foundDose.unit) && k - mention.end <= 1;
+        strength = dose === null && STRENGTH_UNITS.has(foundDose.unit) && k - mention.end <= 1;
         dose = foundDose;
         used.push(...range(foundDose.first, foundDose.end));
         firstAttribute = Math.min(firstAttribute, k);
@@ -440,6 +448,18 @@ function readMention(
         used.push(...range(foundDose.first, k + 2));
         k += 2;
       }
+      continue;
+    }
+    // "e depois um por mês", "repete um por mês": a count without its form, and its period.
+    const countPeriod =
+      ['um', 'uma', '1'].includes(words[k]!) && ['por', 'ao', 'a'].includes(words[k + 1] ?? '')
+        ? PERIOD_AFTER_DOSE[words[k + 2] ?? '']
+        : undefined;
+    if (interval === null && countPeriod !== undefined) {
+      interval = { hours: countPeriod, first: k, end: k + 3, weak: false };
+      used.push(...range(k, k + 3));
+      laterForHome.push(k);
+      k += 3;
       continue;
     }
     // "uma cápsula por dia", "um sachê por dia": no unit of the plan, but the interval is said.
@@ -515,8 +535,17 @@ function readMention(
       (hit.cue === 'administer_weak' &&
         (NOW.has(words[hit.end] ?? '') || NOW.has(words[hit.first - 1] ?? '') || NOW.has(words[hit.end + 1] ?? ''))),
   );
+  // "Nesse aqui já dei toltrazuril, vinte miligramas por quilo, pela boca": a vet's "dei", said with a
+  // per-kilo dose or an injection route, is a dose given now; a tutor's ("Dei Luftal ontem") is history.
+  const givenByVet =
+    !past &&
+    cues.some((hit) => hit.cue === 'history' && FIRST_PERSON_GIVEN.has(words.slice(hit.first, hit.end).join(' '))) &&
+    ((dose !== null && PER_KG_UNITS.has(dose.unit)) || (route !== null && INJECTED.has(route)));
   let own: Own;
-  if (has('suspend')) own = { kind: 'status', status: 'suspended' };
+  // "Tomava Rimadyl, suspenso há cinco dias pelo colega": stopped before the visit.
+  if (has('suspend') && past && !has('prescribe')) own = { kind: 'drop' };
+  else if (has('suspend')) own = { kind: 'status', status: 'suspended' };
+  else if (givenByVet) own = { kind: 'status', status: 'administered' };
   else if (has('reject')) own = { kind: 'drop' };
   else if (has('cleaning') && mention.drug.drugClass === 'fluid_and_supplement') own = { kind: 'drop' };
   else if (past && !has('prescribe')) own = { kind: 'drop' };
@@ -566,15 +595,26 @@ function productRoute(drug: Drug): Route | null {
 }
 
 /** After the drug, which cues still speak of it. */
-function afterCueCounts(cue: Cue, words: readonly string[], at: number, distance: number, breaks: number, firstAttribute: number): boolean {
+function afterCueCounts(
+  cue: Cue,
+  words: readonly string[],
+  at: number,
+  end: number,
+  distance: number,
+  breaks: number,
+  firstAttribute: number,
+): boolean {
   switch (cue) {
     case 'suspend':
+      return true;
+    // In its sentence, or in a later one after its dose or route ("Cerenia, 1 mg/kg SC. Já apliquei."),
+    // not a later "Fiz a fluoresceína" about something else.
     case 'administer':
     case 'administer_weak':
-      return true;
-    // "Meloxicam não vou passar", "o cetoprofeno não": right after the name only.
+      return breaks === 0 || firstAttribute !== Number.POSITIVE_INFINITY;
+    // "Meloxicam não vou passar", "o cetoprofeno não", "Metronidazol eu vou deixar sem": right after the name only.
     case 'reject':
-      return distance <= 3 && words[at] === 'nao';
+      return distance <= 3 && (words[at] === 'nao' || words.slice(at, end).includes('sem'));
     case 'history':
       return breaks === 0 && distance < 6 && firstAttribute === Number.POSITIVE_INFINITY;
     case 'prescribe':
@@ -613,6 +653,8 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
   const readings: Reading[] = mentions.map((mention, i) => {
     let reachEnd = Math.min(words.length, mention.end + REACH, i + 1 < mentions.length ? preambles[i + 1]! : words.length);
     for (let k = mention.end; k < reachEnd; k++) {
+      // "e na internação segue de doze em doze horas": the hospital order of the same drug, not another topic.
+      if (words[k] === 'internacao' && words[k - 1] === 'na') continue;
       if (stops.has(k) || TOPIC_STOPS.has(words[k]!)) {
         reachEnd = k;
         break;
@@ -653,6 +695,16 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     const said = inherited[i]!;
     if (said.kind === 'drop') continue;
     let status: Status | null = said.kind === 'status' ? said.status : sections[reading.mention.first]!;
+    // Nothing says it: an injection with no interval and no duration is given in the visit
+    // ("Finadyne, treze ml, na veia"); anything else is for home.
+    if (
+      status === null &&
+      reading.route !== null &&
+      INJECTED.has(reading.route) &&
+      reading.interval_hours === null &&
+      reading.duration_days === null
+    )
+      status = 'administered';
     if (status === null && reading.hasSchedule) status = 'prescribed';
     if (status === null) status = 'prescribed';
     // Given now and also scheduled ("também aplicado agora, e repetir uma pipeta por mês em casa"): for home.

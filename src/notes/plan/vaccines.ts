@@ -43,7 +43,7 @@ const NAMES = new PhraseTable<Code>([
     'aftosa', 'brucelose', 'b19', 'rb51', 'encefalomielite', 'herpesvirus equino', 'rinopneumonite', 'leptospirose', 'lepto',
     'carbunculo', 'botulismo', 'ibr', 'bvd', 'papilomatose', 'vacina de clostridio', 'clostridio', 'garrotilho', 'adenite',
     'mixomatose', 'doenca hemorragica', 'coronavirus', 'pneumonia enzootica', 'newcastle', 'gumboro', 'bouba', 'marek',
-    'coriza', 'clamidiose', 'ectima', 'linfadenite', 'vacina contra mastite',
+    'coriza', 'clamidiose', 'ectima', 'linfadenite', 'vacina contra mastite', 'cinomose', 'vacina de cinomose', 'vacina da cinomose', 'vacina contra cinomose', 'raiva e cinomose',
   ]),
 ]);
 /** Names that are a vaccine only beside "vacina", a dose word or another vaccine (a disease otherwise). */
@@ -65,7 +65,7 @@ const ADMINISTERED = phrases([
   'foi feita', 'recebeu hoje', 'recebeu agora', 'vou aplicar', 'vamos aplicar', 'vou fazer agora', 'vamos fazer agora',
   'aplicar agora', 'aplicar hoje', 'fazer agora', 'fazer hoje', 'vou fazer hoje', 'vamos fazer hoje', 'ja apliquei',
   'ja aplicamos', 'acabei de aplicar', 'administrei', 'administrada', 'administramos', 'vou vacinar', 'vamos vacinar',
-  'vacinar agora', 'vacinar hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
+  'vacinar agora', 'vacinar hoje', 'ja dei', 'dei', 'acabei de dar', 'demos', 'ja fiz', 'ja fizemos', 'aplicada hoje', 'aplicado hoje', 'aplicadas hoje', 'aplicados hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
 ]);
 // biome-ignore format: a table reads better packed
 const SCHEDULED = phrases([

@@ -293,6 +293,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'flucortan > flumetasona',
   ],
   antiparasitic: [
+    'padock > praziquantel @oral',
     'ivermectina',
     'ivomec > ivermectina',
     'eqvalan > ivermectina @oral',
@@ -686,6 +687,9 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'auritop @otic',
   ],
   ophthalmic: [
+    'proximetacaina | proparacaina @ophthalmic',
+    'anestalcon > proximetacaina @ophthalmic',
+    'tetracaina',
     'tobrex > tobramicina @ophthalmic',
     'tobradex > tobramicina @ophthalmic',
     'maxitrol > dexametasona @ophthalmic',
@@ -925,6 +929,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'zylkene @oral',
   ],
   respiratory: [
+    'f10 @inhaled',
     'teofilina',
     'aminofilina',
     'terbutalina',
@@ -997,6 +1002,9 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'promone > medroxiprogesterona',
   ],
   fluid_and_supplement: [
+    'vitamina e com selenio | vitamina e e selenio | vitamina e mais selenio | vitamina e selenio',
+    'eritros | eritros dog | eritros cat @oral',
+    'nutrisana',
     'ringer com lactato',
     'ringer lactato | ringer lactado',
     'soro fisiologico',
