@@ -53,11 +53,13 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   const exams = examMentions(w.words).filter((mention) => !inDrug(mention));
   const vaccines = vaccineMentions(w).filter((mention) => !inDrug(mention));
   const vaccineWords = new Set(vaccines.flatMap((mention) => range(mention.first, mention.end)));
+  const examWords = new Set(exams.flatMap((mention) => range(mention.first, mention.end)));
   const followUpsFound = findFollowUps(
     w,
     context.visitDate,
     (at) => vaccineWords.has(at),
     (at) => drugWords.has(at),
+    (at) => examWords.has(at),
   );
   // Another topic ends a drug's reach: an exam, a vaccine or a return said after it.
   const stops = new Set<number>([...exams.map((mention) => mention.first), ...vaccines.map((mention) => mention.first)]);

@@ -29,7 +29,8 @@ const CUES = new PhraseTable<FollowUpKind>([
     'check up', 'checkup', 'consulta de controle', 'nova avaliacao', 'traz ele', 'traz ela', 'traga ele', 'traga ela', 'trazer ele',
     'trazer ela', 'tragam ele', 'tragam ela', 'de volta', 'pra gente ver', 'para a gente ver', 'pra gente reavaliar', 'pra reavaliar',
     'para reavaliar', 'me traz', 'trazer aqui', 'traz aqui', 'traga aqui', 'passar aqui', 'passa aqui', 'vem aqui', 'vir aqui',
-    'aparece aqui', 'reconsulta', 'revisita', 'visita', 'nova visita', 'te espero', 'espero voces', 'espero ele', 'espero ela',
+    'aparece aqui', 'passo de novo', 'volto de novo', 'venho de novo', 'eu passo', 'pra ver como', 'pra ver as', 'pra ver os',
+    'curativo', 'troca de curativo', 'trocar o curativo', 'reconsulta', 'revisita', 'visita', 'nova visita', 'te espero', 'espero voces', 'espero ele', 'espero ela',
   ]),
   ...cue('vaccine_booster', [
     'reforco', 'dose de reforco', 'segunda dose', 'terceira dose', 'quarta dose', 'proxima dose', 'proxima vacina', 'revacinar',
@@ -37,11 +38,12 @@ const CUES = new PhraseTable<FollowUpKind>([
   ]),
   ...cue('exam_result', [
     'resultado', 'resultados', 'laudo', 'laudos', 'trazer os exames', 'trazer o exame', 'trazer o resultado', 'trazer os resultados',
-    'buscar o resultado', 'quando sair o resultado', 'sai o resultado',
+    'buscar o resultado', 'quando sair o resultado', 'sai o resultado', 'fica pronto', 'ficam prontos', 'fica pronta', 'sai',
+    'saem', 'chega o resultado', 'devolutiva',
   ]),
   ...cue('procedure', [
     'cirurgia', 'castracao', 'castrar', 'procedimento', 'pontos', 'tartarectomia', 'limpeza de tartaro', 'profilaxia dentaria',
-    'orquiectomia', 'ovariohisterectomia', 'ovh', 'extracao', 'curativo', 'troca de curativo', 'trocar o curativo', 'drenagem',
+    'orquiectomia', 'ovariohisterectomia', 'ovh', 'extracao', 'drenagem',
     'sedacao', 'internacao', 'biopsia', 'endoscopia', 'casqueamento', 'ferrageamento', 'sonda', 'dreno', 'gesso', 'tala',
     'bandagem', 'nodulectomia', 'mastectomia', 'enucleacao', 'amputacao', 'desgaste', 'eutanasia',
   ]),
@@ -190,6 +192,9 @@ export function dueAt(words: readonly string[], at: number, visitDate?: string):
   if (['uns', 'umas', 'mais'].includes(before) && ['com', 'por', 'durante', 'ha', 'faz', 'de'].includes(twoBefore)) return null;
   if (['a', 'para', 'pra'].includes(before) && ['cada', 'ate'].includes(twoBefore)) return null;
   if (['atras', 'de'].includes(words[unitAt + 1] ?? '') && words[unitAt + 2] !== 'tratamento') return null;
+  // "quatro a seis horas depois do comprimido", "dez dias após a cirurgia": a time from an event, not from today.
+  if (['depois', 'apos', 'antes'].includes(words[unitAt + 1] ?? '') && ['do', 'da', 'de', 'dos', 'das', 'o', 'a'].includes(words[unitAt + 2] ?? ''))
+    return null;
   let value = number.value;
   let end = unitAt + 1;
   // "um mês e meio"
@@ -288,7 +293,13 @@ export function followUpCueAt(words: readonly string[], at: number): boolean {
   return CUES.at(words, at) !== null;
 }
 
-export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt, drugAt: (at: number) => boolean): FoundFollowUp[] {
+export function findFollowUps(
+  w: Words,
+  visitDate: string,
+  vaccineAt: VaccineAt,
+  drugAt: (at: number) => boolean,
+  examAt: (at: number) => boolean = () => false,
+): FoundFollowUp[] {
   const { words } = w;
   const taken = new Array<boolean>(words.length).fill(false);
   const found = conditionalFollowUps(w, taken, drugAt);
@@ -319,10 +330,12 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
     while (end < ceiling && !w.commaBefore[end] && !taken[end]) end++;
     let read = clauseKinds(w, first, end, due, vaccineAt);
     // "Daqui a 6 meses, fazer o check-up": an interval that opens its sentence is read past its comma.
+    // "Quando terminar o pantoprazol, daqui a dez dias, traz ele ...": an interval set off by commas too.
+    const setOff = w.commaBefore[leadStart(words, due.first, first)] === true && w.commaBefore[end] === true;
     if (
       read.kinds.length === 0 &&
       read.headingKinds.length === 0 &&
-      (first === due.first || leadStart(words, due.first, first) === first)
+      (first === due.first || leadStart(words, due.first, first) === first || setOff)
     ) {
       let further = end;
       while (further < ceiling && !w.breakBefore[further] && !taken[further]) further++;
@@ -330,6 +343,12 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
         end = further;
         read = clauseKinds(w, first, end, due, vaccineAt);
       }
+    }
+    // "Curva glicêmica aqui na clínica daqui a uma semana", "Nova chapa em oito semanas": an exam
+    // said with a time to come is done at a return.
+    if (read.kinds.length === 0 && read.headingKinds.length === 0) {
+      const exam = range(first, end).find((k) => examAt(k) && (k < due.first || k >= due.end));
+      if (exam !== undefined) read.kinds.push('recheck'), read.used.push(exam);
     }
     const { kinds, headingKinds, used } = read;
     if (kinds.length === 0) kinds.push(...headingKinds);
