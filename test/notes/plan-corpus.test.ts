@@ -202,6 +202,18 @@ describe('the plan corpus', () => {
     }
   });
 
+  it('holds a second tuning set, tune2: 25+ consultations with 75+ medications, 25+ exams, 10+ vaccines, 25+ follow-ups', () => {
+    const tune2 = cases('tune2');
+    const count = (key: keyof Case['plan']) => tune2.reduce((sum, item) => sum + item.plan[key].length, 0);
+    expect(tune2.length).toBeGreaterThanOrEqual(25);
+    expect(count('medications')).toBeGreaterThanOrEqual(75);
+    expect(count('exams')).toBeGreaterThanOrEqual(25);
+    expect(count('vaccines')).toBeGreaterThanOrEqual(10);
+    expect(count('follow_ups')).toBeGreaterThanOrEqual(25);
+    expect(new Set(tune2.map((item) => item.style))).toEqual(new Set(['headings', 'natural', 'conversation']));
+    expect(new Set(tune2.map((item) => item.species)).size).toBeGreaterThanOrEqual(7);
+  });
+
   it('names each file after its id, and no id twice', () => {
     const ids = loaded.map(({ split, file, raw }) => {
       const id = (raw as { id: string }).id;
