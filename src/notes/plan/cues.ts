@@ -26,7 +26,7 @@ const phrases = (cue: Cue, list: string[]) => list.map((phrase) => [phrase, cue]
 // biome-ignore format: a table reads better packed
 export const CUES = new PhraseTable<Cue>([
   ...phrases('prescribe', [
-    'vou passar', 'vamos passar', 'passar', 'passo', 'passei', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
+    'vou passar', 'vamos passar', 'passar', 'passo', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
     'prescrevi', 'prescrito', 'prescrita', 'receitar', 'receito', 'receitei', 'vou receitar', 'vou entrar com', 'vamos entrar com',
     'entrar com', 'entra com', 'iniciar', 'inicia', 'iniciamos', 'comecar', 'comeca', 'comecamos', 'continuar', 'continua',
     'continue', 'manter', 'mantem', 'mantenha', 'mantemos', 'vou manter', 'dar', 'dando', 'oferecer', 'ofereca',
@@ -78,7 +78,7 @@ export const CUES = new PhraseTable<Cue>([
   ...phrases('administer_weak', [
     'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
     'a gente vai fazer', 'a gente vai aplicar', 'a gente aplica', 'a gente faz', 'vai fazer', 'vou dar', 'vamos dar',
-    'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
+    'passei', 'ja passei', 'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
   ]),
   ...phrases('suspend', [
     'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',

@@ -192,9 +192,6 @@ export function dueAt(words: readonly string[], at: number, visitDate?: string):
   if (['uns', 'umas', 'mais'].includes(before) && ['com', 'por', 'durante', 'ha', 'faz', 'de'].includes(twoBefore)) return null;
   if (['a', 'para', 'pra'].includes(before) && ['cada', 'ate'].includes(twoBefore)) return null;
   if (['atras', 'de'].includes(words[unitAt + 1] ?? '') && words[unitAt + 2] !== 'tratamento') return null;
-  // "quatro a seis horas depois do comprimido", "dez dias após a cirurgia": a time from an event, not from today.
-  if (['depois', 'apos', 'antes'].includes(words[unitAt + 1] ?? '') && ['do', 'da', 'de', 'dos', 'das', 'o', 'a'].includes(words[unitAt + 2] ?? ''))
-    return null;
   let value = number.value;
   let end = unitAt + 1;
   // "um mês e meio"
@@ -311,7 +308,14 @@ export function findFollowUps(
   for (let k = 0; k < words.length; k++) {
     if (taken[k] || schedule[k]) continue;
     const due = dueAt(words, k, visitDate);
-    if (due) {
+    // "quatro a seis horas depois do comprimido", "dez dias após a cirurgia": a time from an event, not from today.
+    const fromEvent =
+      due !== null &&
+      !w.breakBefore[due.end] &&
+      ['depois', 'apos', 'antes'].includes(words[due.end] ?? '') &&
+      ['do', 'da', 'de', 'dos', 'das', 'o', 'a'].includes(words[due.end + 1] ?? '');
+    if (due && fromEvent) k = due.end - 1;
+    else if (due) {
       dues.push(due);
       k = due.end - 1;
     }

@@ -121,6 +121,10 @@ const QUALIFIERS = new Set([
   'senior',
 ]);
 
+/** Said after any name, a product line's word ("Glicopan Pet", "Eritrós Dog"): never a generic's form. */
+// biome-ignore format: a table reads better packed
+const BRAND_QUALIFIERS = new Set(['pet', 'dog', 'cat', 'puppy', 'gold', 'plus', 'spectra', 'trio', 'duo', 'combo', 'premium', 'junior', 'senior']);
+
 /** Words that are never an unlisted drug's name, however they are said. */
 const NOT_A_DRUG = new Set([
   ...GLUE,
@@ -209,7 +213,12 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     const unlisted = listed ? null : unlistedAt(text, w, at);
     const hit = listed ?? (unlisted ? { value: unlisted, end: at + 1 } : null);
     // A brand's product qualifier said right after it is part of its name ("Buscopan simples", "Drontal Puppy").
-    if (listed && listed.value.generic !== listed.value.name && QUALIFIERS.has(words[listed.end] ?? '') && !w.commaBefore[listed.end]) {
+    const qualifier = words[listed?.end ?? -1] ?? '';
+    if (
+      listed &&
+      (BRAND_QUALIFIERS.has(qualifier) || (listed.value.generic !== listed.value.name && QUALIFIERS.has(qualifier))) &&
+      !w.commaBefore[listed.end]
+    ) {
       listed.end++;
     }
     // A name does not run over a sentence mark ("... vitamina. E ...").
@@ -372,6 +381,9 @@ const MASS_UNITS = new Set<DoseUnit>(['mg', 'g', 'ml', 'UI']);
 /** A tablet's or a vial's strength said right after the name ("Synulox 50 mg"); a volume is what is given ("Pentabiótico, dez ml"). */
 const STRENGTH_UNITS = new Set<DoseUnit>(['mg', 'g', 'UI']);
 const PERIOD_AFTER_DOSE: Record<string, number> = { dia: 24, semana: 168, mes: 720 };
+/** Where a dose goes, said between it and its period ("uma pipeta no dorso por mês"). */
+// biome-ignore format: a table reads better packed
+const SITE_WORDS = new Set(['no', 'na', 'nos', 'nas', 'dorso', 'nuca', 'pescoco', 'lombo', 'pele', 'costas', 'cernelha']);
 
 /** What one mention says; its status is decided later, with its list and heading. */
 function readMention(
@@ -442,11 +454,19 @@ function readMention(
         firstAttribute = Math.min(firstAttribute, k);
       }
       k = foundDose.end;
-      // "um comprimido por mês", "repetir uma pipeta por mês"
-      if (interval === null && ['por', 'ao', 'a', '/'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
-        interval = { hours: PERIOD_AFTER_DOSE[words[k + 1]!]!, first: k, end: k + 2, weak: false };
-        used.push(...range(foundDose.first, k + 2));
-        k += 2;
+      // "um comprimido por mês", "repetir uma pipeta por mês", "uma pipeta no dorso por mês"
+      let period = k;
+      while (period < k + 3 && SITE_WORDS.has(words[period] ?? '') && !w.breakBefore[period]) period++;
+      if (['por', 'ao', 'a', '/'].includes(words[period] ?? '') && PERIOD_AFTER_DOSE[words[period + 1] ?? ''] === undefined) period = k;
+      if (
+        interval === null &&
+        ['por', 'ao', 'a', '/'].includes(words[period] ?? '') &&
+        PERIOD_AFTER_DOSE[words[period + 1] ?? ''] !== undefined &&
+        !w.breakBefore[period]
+      ) {
+        interval = { hours: PERIOD_AFTER_DOSE[words[period + 1]!]!, first: period, end: period + 2, weak: false };
+        used.push(...range(foundDose.first, period + 2));
+        k = period + 2;
       }
       continue;
     }

@@ -31,7 +31,7 @@ const NAMES = new PhraseTable<Code>([
   ]),
   ...vaccine('kennel_cough', [
     'tosse dos canis', 'tosse de canil', 'tosse dos canil', 'gripe canina', 'vacina da gripe', 'vacina de gripe', 'traqueobronquite',
-    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
+    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'intranasal', 'gripe', 'da gripe', 'primeira da gripe', 'vacina intranasal', 'pneumodog', 'nobivac kc intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
   ]),
   ...vaccine('giardia', ['giardia', 'giardiavax', 'vacina da giardia', 'vacina de giardia', 'contra giardia']),
   ...vaccine('leishmaniasis', ['leishmaniose', 'leish tec', 'leishtec', 'vacina da leishmaniose', 'vacina de leishmaniose', 'vacina contra leishmaniose']),
@@ -115,6 +115,12 @@ export function vaccineMentions(w: Words): VaccineMention[] {
       return false;
     };
     const previous = found.at(-1);
+    // "a primeira da gripe, intranasal": the same vaccine said again right after is one mention.
+    if (previous && previous.code === hit.value && at - previous.end <= 1 && !w.breakBefore[at]) {
+      previous.end = hit.end;
+      at = hit.end;
+      continue;
+    }
     const listed = previous !== undefined && at - previous.end <= 4 && !range(previous.end, at + 1).some((k) => w.breakBefore[k]);
     const vNumber = words[at] === 'v' || /^v\d/.test(words[at]!);
     if (

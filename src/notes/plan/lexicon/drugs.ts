@@ -79,6 +79,8 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'doxifin > doxiciclina @oral',
     'doxitec > doxiciclina @oral',
     'vibramicina > doxiciclina',
+    'vibravet > doxiciclina @oral',
+    'doxifin tabs > doxiciclina @oral',
     'oxitetraciclina',
     'terramicina > oxitetraciclina',
     'tetraciclina',
