@@ -352,7 +352,10 @@ export function findFollowUps(
     // said with a time to come is done at a return.
     if (read.kinds.length === 0 && read.headingKinds.length === 0) {
       const exam = range(first, end).find((k) => examAt(k) && (k < due.first || k >= due.end));
-      if (exam !== undefined) read.kinds.push('recheck'), read.used.push(exam);
+      if (exam !== undefined) {
+        read.kinds.push('recheck');
+        read.used.push(exam);
+      }
     }
     const { kinds, headingKinds, used } = read;
     if (kinds.length === 0) kinds.push(...headingKinds);
