@@ -29,7 +29,7 @@ const CUES = new PhraseTable<FollowUpKind>([
     'check up', 'checkup', 'consulta de controle', 'nova avaliacao', 'traz ele', 'traz ela', 'traga ele', 'traga ela', 'trazer ele',
     'trazer ela', 'tragam ele', 'tragam ela', 'de volta', 'pra gente ver', 'para a gente ver', 'pra gente reavaliar', 'pra reavaliar',
     'para reavaliar', 'me traz', 'trazer aqui', 'traz aqui', 'traga aqui', 'passar aqui', 'passa aqui', 'vem aqui', 'vir aqui',
-    'aparece aqui', 'passo de novo', 'volto de novo', 'venho de novo', 'eu passo', 'pra ver como', 'pra ver as', 'pra ver os',
+    'aparece aqui', 'a gente reve', 'reve', 'revejo', 'revemos', 'passo de novo', 'volto de novo', 'venho de novo', 'eu passo', 'pra ver como', 'pra ver as', 'pra ver os',
     'curativo', 'troca de curativo', 'trocar o curativo', 'reconsulta', 'revisita', 'visita', 'nova visita', 'te espero', 'espero voces', 'espero ele', 'espero ela',
   ]),
   ...cue('vaccine_booster', [

@@ -123,12 +123,23 @@ export function vaccineMentions(w: Words): VaccineMention[] {
     }
     const listed = previous !== undefined && at - previous.end <= 4 && !range(previous.end, at + 1).some((k) => w.breakBefore[k]);
     const vNumber = words[at] === 'v' || /^v\d/.test(words[at]!);
+    // "Apliquei a quíntupla", "vacinei com a da raiva": an administration said right before the name.
+    let given = false;
+    for (let k = Math.max(0, at - 5); k < at && !given; k++) {
+      const cue = ADMINISTERED.at(words, k);
+      given =
+        cue !== null &&
+        cue.end <= at &&
+        at - cue.end <= 2 &&
+        range(cue.end, at).every((j) => ['a', 'o', 'as', 'os', 'da', 'do', 'com'].includes(words[j]!));
+    }
     if (
       !NEEDS_VACCINE_WORD.has(hit.value) ||
       ALWAYS.test(words[at]!) ||
       ['felina', 'canina'].includes(words[hit.end - 1]!) ||
       vNumber ||
       listed ||
+      given ||
       near(at - 7, hit.end + 3)
     ) {
       found.push({ code: hit.value, first: at, end: hit.end });
