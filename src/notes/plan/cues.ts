@@ -42,7 +42,7 @@ export const CUES = new PhraseTable<Cue>([
     'pode dar', 'pode continuar', 'pode manter', 'pode usar', 'pode aplicar', 'pode pingar', 'pode passar', 'pode seguir',
     'precisa dar', 'precisa tomar', 'precisa usar', 'tem que dar', 'tem que tomar', 'tem que aplicar', 'tem que pingar',
     'tem que usar', 'deve tomar', 'deve receber', 'deve usar', 'deve dar', 'a gente vai passar', 'a gente vai dar', 'a gente passa',
-    'na internacao', 'na internacao segue', 'segue', 'depois segue', 'vou mandar pra casa', 'manda pra casa', 'segue em casa', 'continua em casa', 'mantem em casa', 'mantendo', 'continuando',
+    'mandei pra casa com', 'mando pra casa com', 'orientado a', 'orientada a', 'oriento', 'recomendado', 'na internacao', 'na internacao segue', 'segue', 'depois segue', 'vou mandar pra casa', 'manda pra casa', 'segue em casa', 'continua em casa', 'mantem em casa', 'mantendo', 'continuando',
   ]),
   ...phrases('home', ['em casa']),
   ...phrases('cleaning', [
@@ -78,7 +78,8 @@ export const CUES = new PhraseTable<Cue>([
   ...phrases('administer_weak', [
     'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
     'a gente vai fazer', 'a gente vai aplicar', 'a gente aplica', 'a gente faz', 'vai fazer', 'vou dar', 'vamos dar',
-    'passei', 'ja passei', 'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
+    'aplicacao de', 'passei', 'ja passei', 'vermifuguei', 'vermifuguei com', 'vermifugacao com', 'vermifugado com', 'vermifugada com',
+    'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
   ]),
   ...phrases('suspend', [
     'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',
@@ -93,7 +94,7 @@ export const CUES = new PhraseTable<Cue>([
     'parar de pingar', 'parar de passar', 'deixa de dar', 'deixar de dar', 'nao vai mais tomar', 'nao vai mais usar',
     'nao precisa mais de', 'nao precisa mais usar', 'nao precisa mais tomar', 'nao precisa mais pingar', 'suspensa', 'suspendo',
     'retira a', 'retirar', 'descontinuo', 'nao usa mais', 'nao da mais o', 'nao da mais a', 'tira ele',
-    'tira ela', 'pode suspender o', 'pode suspender a', 'interrompe ja', 'para ja', 'suspende ja',
+    'tira ela', 'retirei o', 'retirei a', 'pode suspender o', 'pode suspender a', 'interrompe ja', 'para ja', 'suspende ja',
   ]),
   ...phrases('reject', [
     'nao vou passar', 'nao vou usar', 'nao vou dar', 'nao vou prescrever', 'nao vou aplicar', 'nao vou receitar',

@@ -41,6 +41,9 @@ export type DrugClass =
 
 export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
   antibiotic: [
+    'quemicetina > cloranfenicol',
+    'garamicina > gentamicina',
+    'periovet > doxiciclina',
     'amoxicilina | amoxilina',
     'amoxi > amoxicilina',
     'amoxicilina com clavulanato | amoxicilina e clavulanato | amoxicilina mais clavulanato | amoxicilina clavulanato | amoxicilina com acido clavulanico | amoxicilina e acido clavulanico | amoxicilina mais acido clavulanico | amoxicilina acido clavulanico | amoxicilina com clavulanato de potassio',
@@ -464,6 +467,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'emevet > maropitant',
   ],
   gastrointestinal: [
+    'legalon > silimarina @oral',
     'omeprazol',
     'gaviz > omeprazol @oral',
     'gastrogard > omeprazol @oral',
@@ -565,6 +569,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'torbel > butorfanol',
   ],
   anaesthetic: [
+    'alfaxan > alfaxalona',
     'propofol',
     'cetamina | quetamina',
     'dopalen > cetamina',
@@ -667,6 +672,9 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'cetodine @topical',
   ],
   otological: [
+    'natalene @otic',
+    'otosporin @otic',
+    'panotil @otic',
     'otomax @otic',
     'posatex @otic',
     'aurigen @otic',
@@ -736,6 +744,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'hialuronato de sodio',
   ],
   dermatological: [
+    'fibrinase @topical',
     'oclacitinib | oclacitinibe | maleato de oclacitinib',
     'apoquel > oclacitinib @oral',
     'lokivetmab',
@@ -1004,6 +1013,7 @@ export const DRUG_ENTRIES: Record<DrugClass, string[]> = {
     'promone > medroxiprogesterona',
   ],
   fluid_and_supplement: [
+    'artroglycan @oral',
     'vitamina e com selenio | vitamina e e selenio | vitamina e mais selenio | vitamina e selenio',
     'eritros | eritros dog | eritros cat @oral',
     'nutrisana',
