@@ -698,6 +698,8 @@ describe('general rules: exams, vaccines and follow-ups as they are said', () =>
     ['Vou pedir um exame de sangue.', ['cbc']],
     ['Queria também um exame de sangue, um bioquímico.', ['biochemistry']],
     ['Não precisa fazer raio x agora.', []],
+    ['Vou fazer um eletro e um eco.', ['ecg', 'echocardiogram']],
+    ['Fiz o teste rápido de cinomose, deu negativo.', ['rapid_test']],
   ])('%s → %j', (text, codes) => {
     expect(plan(text).exams.map((exam) => exam.code)).toEqual(codes);
   });
@@ -712,6 +714,9 @@ describe('general rules: exams, vaccines and follow-ups as they are said', () =>
     ],
     ['Já dei a vacina de tétano agora.', [['tetanus', 'administered']]],
     ['Reforço anual da vacina de cinomose aplicado hoje.', [['other', 'administered']]],
+    ['Apliquei a quíntupla.', [['feline_polyvalent', 'administered']]],
+    ['Vacinei com a da raiva.', [['rabies', 'administered']]],
+    ['Apliquei a Raivacel.', [['rabies', 'administered']]],
   ])('%s', (text, vaccines) => {
     expect(plan(text).vaccines.map((v) => [v.code, v.status])).toEqual(vaccines);
   });
@@ -726,6 +731,8 @@ describe('general rules: exams, vaccines and follow-ups as they are said', () =>
     ['Qualquer coisa o seu Jair me chama.', 'other', null],
     ['Me manda mensagem se tiver outra crise.', 'other', null],
     ['O hemograma fica pronto em dois dias.', 'exam_result', 2],
+    ['Daqui a dez dias a gente revê.', 'recheck', 10],
+    ['Retorno daqui a uma quinzena.', 'recheck', 15],
   ])('%s → %s %s', (text, kind, days) => {
     expect(plan(text).follow_ups.map((f) => [f.kind, f.due_in_days])).toEqual([[kind, days]]);
   });

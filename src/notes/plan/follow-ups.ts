@@ -81,7 +81,7 @@ const CONDITION_REACH = 22;
 
 // biome-ignore format: a table reads better packed
 const UNIT_DAYS: Record<string, number> = {
-  dia: 1, dias: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365, hora: 1 / 24, horas: 1 / 24, h: 1 / 24,
+  dia: 1, dias: 1, semana: 7, semanas: 7, quinzena: 15, quinzenas: 15, mes: 30, meses: 30, ano: 365, anos: 365, hora: 1 / 24, horas: 1 / 24, h: 1 / 24,
 };
 const FIXED: [string[], number][] = [
   [['depois', 'de', 'amanha'], 2],

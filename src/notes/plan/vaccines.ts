@@ -18,20 +18,20 @@ const vaccine = (code: Code, list: string[]) => list.map((phrase) => [phrase, co
 const NAMES = new PhraseTable<Code>([
   ...vaccine('v8_v10', [
     'v8', 'v10', 'v11', 'v 8', 'v 10', 'v 11', 'v7', 'v oito', 'v dez', 'v onze', 'octupla', 'decupla', 'vacina oito', 'vacina dez',
-    'multipla canina', 'polivalente canina', 'vanguard plus', 'recombitek', 'duramune', 'nobivac dhppi', 'v8 canina', 'v10 canina',
+    'multipla canina', 'polivalente canina', 'vanguard plus', 'recombitek', 'duramune', 'nobivac dhppi', 'v8 canina', 'v10 canina', 'eurican', 'vanguard',
   ]),
   ...vaccine('feline_polyvalent', [
     'v3', 'v4', 'v5', 'v 3', 'v 4', 'v 5', 'v tres', 'v quatro', 'v cinco', 'triplice felina', 'quadrupla felina', 'quintupla felina',
-    'polivalente felina', 'v3 felina', 'v4 felina', 'v5 felina', 'quadrupla', 'quintupla', 'triplice', 'felocell', 'purevax',
+    'polivalente felina', 'v3 felina', 'v4 felina', 'v5 felina', 'quadrupla', 'quintupla', 'triplice', 'felocell', 'purevax', 'fel o vax', 'quadricat',
   ]),
   ...vaccine('polyvalent', ['polivalente', 'multipla', 'vacina polivalente', 'vacina multipla', 'vacina anual', 'vacina completa']),
   ...vaccine('rabies', [
     'antirrabica', 'anti rabica', 'antirabica', 'vacina da raiva', 'vacina de raiva', 'vacina contra raiva', 'vacina contra a raiva',
-    'vacina antirrabica', 'raiva', 'contra raiva', 'contra a raiva', 'rabisin', 'defensor', 'nobivac raiva', 'raiva bovina',
+    'vacina antirrabica', 'raiva', 'contra raiva', 'contra a raiva', 'rabisin', 'defensor', 'raivacel', 'nobivac raiva', 'raiva bovina',
   ]),
   ...vaccine('kennel_cough', [
     'tosse dos canis', 'tosse de canil', 'tosse dos canil', 'gripe canina', 'vacina da gripe', 'vacina de gripe', 'traqueobronquite',
-    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'intranasal', 'gripe', 'da gripe', 'primeira da gripe', 'vacina intranasal', 'pneumodog', 'nobivac kc intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
+    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'bronchiguard', 'intranasal', 'gripe', 'da gripe', 'primeira da gripe', 'vacina intranasal', 'pneumodog', 'nobivac kc intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
   ]),
   ...vaccine('giardia', ['giardia', 'giardiavax', 'vacina da giardia', 'vacina de giardia', 'contra giardia']),
   ...vaccine('leishmaniasis', ['leishmaniose', 'leish tec', 'leishtec', 'vacina da leishmaniose', 'vacina de leishmaniose', 'vacina contra leishmaniose']),
@@ -55,7 +55,8 @@ const VACCINE_WORDS = new Set([
   'imunizacao', 'vacinacao', 'revacinar', 'revacinacao', 'subcutanea', 'subcutaneas',
 ]);
 /** Vaccine names that never mean anything else. */
-const ALWAYS = /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune)$/;
+const ALWAYS =
+  /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune|eurican|vanguard|raivacel|quadricat|bronchiguard)$/;
 
 const phrases = (list: string[]) => new PhraseTable<true>(list.map((phrase) => [phrase, true] as const));
 // biome-ignore format: a table reads better packed
