@@ -642,6 +642,7 @@ describe('general rules: status in every tense and voice', () => {
   });
 
   it.each([
+    ['Depois, um comprimido de manhã.'],
     ['A tutora aplica Caninsulin, três unidades de doze em doze horas.'],
     ['Eu tava pingando um Maxitrol que tinha em casa.'],
     ['Tomava Rimadyl, suspenso há cinco dias pelo colega.'],
@@ -683,6 +684,9 @@ describe('general rules: status in every tense and voice', () => {
     ['Vou deixar receitado Vibravet, um comprimido de doze em doze horas, por dez dias.', 'vibravet'],
     ['Receitei Stomorgyl, um comprimido a cada vinte e quatro horas, por dez dias.', 'stomorgyl'],
     ['Pra casa, Mirataz na orelha, uma vez ao dia, por catorze dias.', 'mirataz'],
+    // names no list holds: a class's ending, or a capitalised name before a count of its form
+    ['Pra casa, tioridazina, meio miligrama por quilo, de oito em oito horas.', 'tioridazina'],
+    ['Pra casa, Otofix, cinco gotas em cada ouvido, de doze em doze horas, por sete dias.', 'otofix'],
   ])('knows more names and product lines: %s', (text, drug) => {
     expect(onlyMedication(text).drug).toBe(drug);
   });

@@ -125,6 +125,19 @@ const QUALIFIERS = new Set([
 // biome-ignore format: a table reads better packed
 const BRAND_QUALIFIERS = new Set(['pet', 'dog', 'cat', 'puppy', 'gold', 'plus', 'spectra', 'trio', 'duo', 'combo', 'premium', 'junior', 'senior']);
 
+/** Capitalised at a sentence's start before a count, and no drug ("Depois, um comprimido"). */
+// biome-ignore format: a table reads better packed
+const SENTENCE_OPENERS = new Set([
+  'depois', 'entao', 'agora', 'hoje', 'amanha', 'doutor', 'doutora', 'pode', 'vamos', 'isso', 'certo', 'tambem', 'ainda', 'cada',
+  'todo', 'toda', 'todos', 'todas', 'quanto', 'quantos', 'quantas', 'quando', 'como', 'aqui', 'senhor', 'senhora', 'dona', 'seu',
+  'olha', 'veja', 'sempre', 'antes', 'apenas', 'somente', 'tipo', 'quase', 'metade', 'inteiro', 'inteira', 'manha', 'noite',
+  'tarde', 'jejum', 'junto', 'juntos', 'primeiro', 'primeira', 'segundo', 'segunda', 'terceiro', 'terceira', 'ultimo', 'ultima',
+  'outro', 'outra', 'mesmo', 'mesma', 'nenhum', 'nenhuma', 'algum', 'alguma', 'esse', 'essa', 'este', 'esta', 'aquele', 'aquela',
+  'nesse', 'nessa', 'neste', 'nesta', 'desse', 'dessa', 'deste', 'desta', 'dele', 'dela', 'nele', 'nela', 'eles', 'elas',
+  'ficou', 'fica', 'ficam', 'sera', 'seria', 'tambem', 'porque', 'porem', 'contudo', 'portanto', 'assim', 'inclusive', 'sim',
+  'claro', 'beleza', 'perfeito', 'exato', 'exatamente', 'isso', 'otimo', 'certinho', 'tranquilo',
+]);
+
 /** Words that are never an unlisted drug's name, however they are said. */
 const NOT_A_DRUG = new Set([
   ...GLUE,
@@ -194,15 +207,28 @@ const NOT_A_DRUG = new Set([
   'abril',
 ]);
 
+/**
+ * More endings of drug classes, for the plan only (the drafting grounding keeps its own list):
+ * local anaesthetics (-caína), prokinetics (-prida), heparins, carbonic anhydrase inhibitors,
+ * SSRIs, phenothiazines (-azina), antivirals (-ciclovir), antibodies (-mabe), kinase inhibitors
+ * (-tinibe), triazines (-azurila), NK1 antagonists (-pitant), bisphosphonates (-dronato), ...
+ */
+const MORE_DRUG_ENDINGS =
+  /^[a-z]{3,}(caina|prida|parina|zolamida|oxetina|azina|tadina|sulida|ciclovir|pramina|mabe?|tinibe?|azurila?|trexato|dronato|fenaco|pitanto?|metacina|tralina|rubicina|fosfamida|lactona|cilina|conazol|oxacina?|oxacino)$/;
+
 /** A name no list holds: a word with a drug class's ending, or a capitalised word said right before a per-kilo dose ("Zolvix 2,5 mg/kg"). */
 function unlistedAt(text: string, w: Words, at: number): Drug | null {
   const word = w.words[at]!;
   if (!/^[a-z]{4,}$/.test(word) || NOT_A_DRUG.has(word) || CUES.at(w.words, at)) return null;
   const drug: Drug = { name: word, generic: word, route: null, drugClass: 'unlisted' };
-  if (hasDrugEnding(word)) return drug;
+  if (hasDrugEnding(word) || MORE_DRUG_ENDINGS.test(word)) return drug;
   const capital = /\p{Lu}/u.test(text[w.starts[at]!] ?? '');
   const dose = capital ? doseAt(w.words, at + 1) : null;
-  return dose && !dose.herd && ['mg/kg', 'mcg/kg', 'UI/kg'].includes(dose.unit) ? drug : null;
+  if (!dose || dose.herd) return null;
+  // "Zolvix 2,5 mg/kg"; "Aurizon, dez gotas", "Padock, uma seringa" with a count of the product's
+  // own form, when the word is no common word that opens a sentence.
+  if (['mg/kg', 'mcg/kg', 'UI/kg', 'ml/kg'].includes(dose.unit)) return drug;
+  return ['gota', 'comprimido', 'pipeta', 'aplicação'].includes(dose.unit) && word.length >= 5 && !SENTENCE_OPENERS.has(word) ? drug : null;
 }
 
 export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): Mention[] {
