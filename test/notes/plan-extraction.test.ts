@@ -636,6 +636,8 @@ describe('general rules: status in every tense and voice', () => {
     ['Esse Maxitrol interrompe já.', 'maxitrol', 'suspended'],
     ['Essa ranitidina não precisa mais dar.', 'ranitidina', 'suspended'],
     ['Tira o carprofeno.', 'carprofeno', 'suspended'],
+    ['Se precisar, a gente faz dexametasona na veia.', 'dexametasona', 'prescribed'],
+    ['Se precisar, dexametasona na veia, meio miligrama por quilo.', 'dexametasona', 'prescribed'],
   ])('%s → %s %s', (text, drug, status) => {
     const medication = onlyMedication(text);
     expect([medication.drug, medication.status]).toEqual([drug, status]);
@@ -643,6 +645,9 @@ describe('general rules: status in every tense and voice', () => {
 
   it.each([
     ['Depois, um comprimido de manhã.'],
+    ['Poderia fazer cetoprofeno IM, mas prefiro não.'],
+    ['Se der diarreia, suspende o meloxicam e me liga.'],
+    ['O produtor já tinha dado Banamine, dez ml na veia, de manhã.'],
     ['A tutora aplica Caninsulin, três unidades de doze em doze horas.'],
     ['Eu tava pingando um Maxitrol que tinha em casa.'],
     ['Tomava Rimadyl, suspenso há cinco dias pelo colega.'],

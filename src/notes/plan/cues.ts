@@ -109,7 +109,8 @@ export const CUES = new PhraseTable<Cue>([
     'nao quero', 'nao quis', 'nao vou iniciar', 'nao vou repetir', 'nao vamos repetir', 'nao vou associar', 'nao indicado',
     'nao indicada', 'nao vou fazer', 'nao vamos fazer', 'por enquanto nao', 'nao faz', 'nao resolve', 'existe', 'existe o',
     'existe a', 'existe tambem', 'pediluvio com', 'pediluvio de', 'no pediluvio', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
-    'vou deixar sem', 'deixar sem', 'deixa sem', 'fica sem', 'vamos deixar sem', 'sem por enquanto', 'nao pode',
+    'poderia fazer', 'poderia aplicar', 'poderiamos fazer', 'podia fazer', 'daria pra fazer', 'da pra fazer', 'uma opcao e',
+    'outra opcao e', 'a opcao seria', 'mas prefiro nao', 'mas nao vou', 'mas nao vamos', 'mas nao quero', 'vou deixar sem', 'deixar sem', 'deixa sem', 'fica sem', 'vamos deixar sem', 'sem por enquanto', 'nao pode',
     'nao pode passar', 'nao pode dar', 'nao pode pingar', 'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
   ]),
   ...phrases('history', [

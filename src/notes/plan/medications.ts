@@ -67,6 +67,8 @@ interface Reading extends Omit<FoundMedication, 'status'> {
   alsoForHome: number | null;
   /** Only a per-weight-band rate was said ("1 ml para cada 50 kg"): a herd's or a label's, never an item. */
   herdOnly: boolean;
+  /** Said after "se"/"caso" in its sentence: for later, if at all. */
+  conditional: boolean;
   mention: Mention;
 }
 
@@ -600,6 +602,15 @@ function readMention(
   else if (has('prescribe') || has('home')) own = { kind: 'status', status: 'prescribed' };
   else own = { kind: 'none' };
 
+  // "Se precisar, a gente faz dexametasona na veia": said on a condition, for later; "se der
+  // diarreia, suspende" is no stop made in this visit.
+  let conditional = false;
+  for (let k = mention.first - 1; k >= Math.max(0, mention.first - 15); k--) {
+    if (['se', 'caso'].includes(words[k]!)) conditional = true;
+    if (w.breakBefore[k]) break;
+  }
+  if (conditional && own.kind === 'status' && own.status === 'suspended') own = { kind: 'drop' };
+  else if (conditional && own.kind === 'status' && own.status === 'administered') own = { kind: 'status', status: 'prescribed' };
   const firstAdministered = cues.find((hit) => hit.cue === 'administer')?.first;
   const alsoForHome = firstAdministered !== undefined && schedule ? (laterForHome.find((at) => at > firstAdministered) ?? null) : null;
   const unitRoute = dose ? (ROUTE_OF_UNIT[dose.unit] ?? null) : null;
@@ -618,6 +629,7 @@ function readMention(
     hasSchedule,
     now,
     herdOnly: herd && dose === null,
+    conditional,
     mention,
   };
 }
@@ -660,7 +672,11 @@ function afterCueCounts(
       return breaks === 0 || firstAttribute !== Number.POSITIVE_INFINITY;
     // "Meloxicam não vou passar", "o cetoprofeno não", "Metronidazol eu vou deixar sem": right after the name only.
     case 'reject':
-      return distance <= 3 && (words[at] === 'nao' || words.slice(at, end).includes('sem'));
+      return (
+        (distance <= 3 && (words[at] === 'nao' || words.slice(at, end).includes('sem'))) ||
+        // "Poderia usar cetoprofeno IM, mas prefiro não": a "but not" in its sentence.
+        (breaks === 0 && words[at] === 'mas')
+      );
     case 'history':
       return breaks === 0 && distance < 6 && firstAttribute === Number.POSITIVE_INFINITY;
     case 'prescribe':
@@ -745,6 +761,7 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     // ("Finadyne, treze ml, na veia"); anything else is for home.
     if (
       status === null &&
+      !reading.conditional &&
       reading.route !== null &&
       INJECTED.has(reading.route) &&
       reading.interval_hours === null &&
@@ -756,7 +773,17 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     // Given now and also scheduled ("também aplicado agora, e repetir uma pipeta por mês em casa"): for home.
     if (status === 'administered' && reading.schedule && (own[i]!.kind !== 'status' || !reading.now || reading.interval_hours !== null))
       status = 'prescribed';
-    const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, alsoForHome, hasSchedule, ...found } = reading;
+    const {
+      own: _own,
+      schedule: _schedule,
+      now: _now,
+      herdOnly: _herd,
+      conditional: _if,
+      mention: _mention,
+      alsoForHome,
+      hasSchedule,
+      ...found
+    } = reading;
     const cued = said.kind === 'status' || sections[reading.mention.first] !== null;
     if (alsoForHome !== null) {
       const now = found.used.filter((at) => at < alsoForHome);
