@@ -679,6 +679,8 @@ describe('general rules: status in every tense and voice', () => {
   it.each([
     ['Frontline Plus, uma pipeta no dorso por mês.', 720],
     ['Pode dar o Nexgard Spectra hoje à noite ainda, um comprimido, e depois um por mês.', 720],
+    ['Bravecto, um comprimido, quinzenal.', 360],
+    ['Simparic, um comprimido mensal.', 720],
   ])('reads a period said after the site or a bare count: %s', (text, hours) => {
     expect(onlyMedication(text).interval_hours).toBe(hours);
   });

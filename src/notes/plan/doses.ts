@@ -183,7 +183,7 @@ export const ROUTE_OF_UNIT: Partial<Record<DoseUnit, Route>> = { comprimido: 'or
 /** Days in one of each duration unit. */
 // biome-ignore format: a table reads better packed
 const DAYS: Record<string, number> = {
-  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
+  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, quinzena: 15, quinzenas: 15, mes: 30, meses: 30, ano: 365, anos: 365,
 };
 
 export interface Duration {
