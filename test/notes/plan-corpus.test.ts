@@ -12,13 +12,13 @@ import { SPECIES } from '../../src/notes/store/vitals.schemas.ts';
 // "duas semanas" → 14, "BID" → 12), totals and due dates follow from the weight and the visit date.
 
 const root = path.join(import.meta.dirname, '../fixtures/plan-corpus');
-const SPLITS = ['tune', 'heldout'] as const;
+const SPLITS = ['tune', 'heldout', 'heldout2'] as const;
 type Split = (typeof SPLITS)[number];
 
 const withQuote = { quote: z.string().min(1) };
 const omitted = { id: true, text: true, evidence: true } as const;
 const CaseSchema = z.strictObject({
-  id: z.string().regex(/^(tune|heldout)-\d{2}$/),
+  id: z.string().regex(/^(tune|heldout|heldout2)-\d{2}$/),
   style: z.enum(['headings', 'natural', 'conversation']),
   species: z.enum(SPECIES),
   visit_date: z.iso.date(),
@@ -194,10 +194,20 @@ describe('the plan corpus', () => {
     expect(medications(tune)).toBeGreaterThanOrEqual(120);
     expect(heldOut.length).toBeGreaterThanOrEqual(20);
     expect(medications(heldOut)).toBeGreaterThanOrEqual(60);
-    for (const list of [tune, heldOut]) {
+    for (const list of [tune, heldOut, cases('heldout2')]) {
       expect(new Set(list.map((item) => item.style))).toEqual(new Set(['headings', 'natural', 'conversation']));
       expect(new Set(list.map((item) => item.species)).size).toBeGreaterThanOrEqual(7);
     }
+  });
+
+  it('holds the second held-out set: 25+ consultations with 75+ medications, 25+ exams, 10+ vaccines, 25+ follow-ups', () => {
+    const heldOut2 = cases('heldout2');
+    const count = (list: keyof Case['plan']) => heldOut2.reduce((sum, item) => sum + item.plan[list].length, 0);
+    expect(heldOut2.length).toBeGreaterThanOrEqual(25);
+    expect(count('medications')).toBeGreaterThanOrEqual(75);
+    expect(count('exams')).toBeGreaterThanOrEqual(25);
+    expect(count('vaccines')).toBeGreaterThanOrEqual(10);
+    expect(count('follow_ups')).toBeGreaterThanOrEqual(25);
   });
 
   it('names each file after its id, and no id twice', () => {
