@@ -196,7 +196,7 @@ describe('the plan corpus', () => {
     expect(medications(tune)).toBeGreaterThanOrEqual(120);
     expect(heldOut.length).toBeGreaterThanOrEqual(20);
     expect(medications(heldOut)).toBeGreaterThanOrEqual(60);
-    for (const list of [tune, heldOut]) {
+    for (const list of [tune, heldOut, cases('heldout2')]) {
       expect(new Set(list.map((item) => item.style))).toEqual(new Set(['headings', 'natural', 'conversation']));
       expect(new Set(list.map((item) => item.species)).size).toBeGreaterThanOrEqual(7);
     }
@@ -212,6 +212,16 @@ describe('the plan corpus', () => {
     expect(count('follow_ups')).toBeGreaterThanOrEqual(25);
     expect(new Set(tune2.map((item) => item.style))).toEqual(new Set(['headings', 'natural', 'conversation']));
     expect(new Set(tune2.map((item) => item.species)).size).toBeGreaterThanOrEqual(7);
+  });
+
+  it('holds the second held-out set: 25+ consultations with 75+ medications, 25+ exams, 10+ vaccines, 25+ follow-ups', () => {
+    const heldOut2 = cases('heldout2');
+    const count = (list: keyof Case['plan']) => heldOut2.reduce((sum, item) => sum + item.plan[list].length, 0);
+    expect(heldOut2.length).toBeGreaterThanOrEqual(25);
+    expect(count('medications')).toBeGreaterThanOrEqual(75);
+    expect(count('exams')).toBeGreaterThanOrEqual(25);
+    expect(count('vaccines')).toBeGreaterThanOrEqual(10);
+    expect(count('follow_ups')).toBeGreaterThanOrEqual(25);
   });
 
   it('names each file after its id, and no id twice', () => {
