@@ -548,23 +548,51 @@ describe('the plan corpus (test/fixtures/plan-corpus)', () => {
     }
   });
 
-  // Measured once, after the extractor was written, without reading the held-out files
-  // (docs/notes-plan-extraction.md, "How well it reads"): the floors are those figures less a small
-  // margin, so a change that reads the unseen consultations worse fails here.
-  it('heldout split: no worse than measured (every field right 75.6 % / 77.6 %)', () => {
+  it('tune2 split (a second tuning set, tuned on like tune): the same targets', () => {
+    const tune2 = loadPlanCorpus('tune2');
+    expect(tune2.length).toBeGreaterThanOrEqual(25);
+    const score = scoreSplit(tune2, extract);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.95);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.9);
+    for (const list of [score.exams, score.vaccines, score.followUps]) {
+      expect(precision(list)).toBeGreaterThanOrEqual(0.9);
+      expect(recall(list)).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  // Measured once, at the end of the second pass (branch plan-general), without reading the held-out
+  // files (docs/notes-plan-extraction.md, "How well it reads"): the floors are those figures less a
+  // small margin, so a change that reads the unseen consultations worse fails here.
+  it('heldout split: no worse than measured (every field right 83.1 % / 84.2 %)', () => {
     const heldout = loadPlanCorpus('heldout');
     expect(heldout.length).toBeGreaterThanOrEqual(20);
     const score = scoreSplit(heldout, extract);
-    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.72);
-    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.74);
-    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.77);
-    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.79);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.81);
+    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.84);
+    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.85);
     expect(precision(score.exams)).toBeGreaterThanOrEqual(0.95);
-    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.66);
-    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.75);
-    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.4);
-    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.88);
-    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.7);
+    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.67);
+    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.5);
+    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.93);
+    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.78);
+  });
+
+  it('heldout2 split: no worse than measured (every field right 80.7 % / 79.8 %)', () => {
+    const heldout2 = loadPlanCorpus('heldout2');
+    expect(heldout2.length).toBeGreaterThanOrEqual(25);
+    const score = scoreSplit(heldout2, extract);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.77);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.76);
+    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.88);
+    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.87);
+    expect(precision(score.exams)).toBeGreaterThanOrEqual(0.94);
+    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.87);
+    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.73);
+    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.92);
+    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.92);
   });
 
   it('grounds every item: its own words, read again alone, give the same numbers', () => {
