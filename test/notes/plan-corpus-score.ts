@@ -1,4 +1,4 @@
-// The plan corpus (test/fixtures/plan-corpus/{tune,heldout}/*.json, one consultation a file) and
+// The plan corpus (test/fixtures/plan-corpus/{tune,tune2,heldout,heldout2}/*.json, one consultation a file) and
 // how an extraction is scored against it, shared by `npm run eval:plan` and the corpus test.
 //
 // Matching: an extracted medication matches a gold one with the same drug (folded) and status, one
@@ -41,7 +41,10 @@ export interface CorpusCase {
 }
 
 export const CORPUS_DIR = path.join(import.meta.dirname, '../fixtures/plan-corpus');
-export type Split = 'tune' | 'heldout';
+export const SPLITS = ['tune', 'tune2', 'heldout', 'heldout2'] as const;
+export type Split = (typeof SPLITS)[number];
+/** Splits nobody tunes on: their misses are never printed, only their aggregate figures. */
+export const HELD_OUT: readonly Split[] = ['heldout', 'heldout2'];
 
 export function loadPlanCorpus(split: Split): CorpusCase[] {
   const dir = path.join(CORPUS_DIR, split);

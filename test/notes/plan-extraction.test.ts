@@ -548,23 +548,51 @@ describe('the plan corpus (test/fixtures/plan-corpus)', () => {
     }
   });
 
-  // Measured once, after the extractor was written, without reading the held-out files
-  // (docs/notes-plan-extraction.md, "How well it reads"): the floors are those figures less a small
-  // margin, so a change that reads the unseen consultations worse fails here.
-  it('heldout split: no worse than measured (every field right 75.6 % / 77.6 %)', () => {
+  it('tune2 split (a second tuning set, tuned on like tune): the same targets', () => {
+    const tune2 = loadPlanCorpus('tune2');
+    expect(tune2.length).toBeGreaterThanOrEqual(25);
+    const score = scoreSplit(tune2, extract);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.95);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.9);
+    for (const list of [score.exams, score.vaccines, score.followUps]) {
+      expect(precision(list)).toBeGreaterThanOrEqual(0.9);
+      expect(recall(list)).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  // Measured once, at the end of the second pass (branch plan-general), without reading the held-out
+  // files (docs/notes-plan-extraction.md, "How well it reads"): the floors are those figures less a
+  // small margin, so a change that reads the unseen consultations worse fails here.
+  it('heldout split: no worse than measured (every field right 83.1 % / 84.2 %)', () => {
     const heldout = loadPlanCorpus('heldout');
     expect(heldout.length).toBeGreaterThanOrEqual(20);
     const score = scoreSplit(heldout, extract);
-    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.72);
-    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.74);
-    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.77);
-    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.79);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.81);
+    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.84);
+    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.85);
     expect(precision(score.exams)).toBeGreaterThanOrEqual(0.95);
-    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.66);
-    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.75);
-    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.4);
-    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.88);
-    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.7);
+    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.67);
+    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.5);
+    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.93);
+    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.78);
+  });
+
+  it('heldout2 split: no worse than measured (every field right 80.7 % / 79.8 %)', () => {
+    const heldout2 = loadPlanCorpus('heldout2');
+    expect(heldout2.length).toBeGreaterThanOrEqual(25);
+    const score = scoreSplit(heldout2, extract);
+    expect(precision(score.everyField)).toBeGreaterThanOrEqual(0.77);
+    expect(recall(score.everyField)).toBeGreaterThanOrEqual(0.76);
+    expect(precision(score.medications)).toBeGreaterThanOrEqual(0.88);
+    expect(recall(score.medications)).toBeGreaterThanOrEqual(0.87);
+    expect(precision(score.exams)).toBeGreaterThanOrEqual(0.94);
+    expect(recall(score.exams)).toBeGreaterThanOrEqual(0.87);
+    expect(precision(score.vaccines)).toBeGreaterThanOrEqual(0.8);
+    expect(recall(score.vaccines)).toBeGreaterThanOrEqual(0.73);
+    expect(precision(score.followUps)).toBeGreaterThanOrEqual(0.92);
+    expect(recall(score.followUps)).toBeGreaterThanOrEqual(0.92);
   });
 
   it('grounds every item: its own words, read again alone, give the same numbers', () => {
@@ -606,5 +634,149 @@ describe('the plan corpus (test/fixtures/plan-corpus)', () => {
         ).toBe(true);
       }
     }
+  });
+});
+
+// The general rules of the plan-general pass (docs/notes-plan-extraction.md, "Rules that generalise"):
+// written from the rules, not copied from any corpus file.
+describe('general rules: status in every tense and voice', () => {
+  it.each([
+    ['Apliquei dexametasona, zero vírgula um miligrama por quilo, IV.', 'dexametasona', 'administered'],
+    ['Já fiz a dipirona, vinte e cinco miligramas por quilo, na veia.', 'dipirona', 'administered'],
+    ['Acabei de dar o Cerenia, um miligrama por quilo, subcutâneo.', 'cerenia', 'administered'],
+    ['Foi feito tramadol, dois miligramas por quilo, IM.', 'tramadol', 'administered'],
+    ['Fizemos ondansetrona, zero vírgula cinco miligrama por quilo, na veia.', 'ondansetrona', 'administered'],
+    ['Coloquei ringer lactato, duzentos ml, embaixo da pele.', 'ringer lactato', 'administered'],
+    ['Nesse aqui já dei toltrazuril, vinte miligramas por quilo, pela boca.', 'toltrazuril', 'administered'],
+    ['Stronghold, uma pipeta na nuca, já passei.', 'stronghold', 'administered'],
+    ['Vou sedar: acepromazina, zero vírgula zero três miligrama por quilo, na veia.', 'acepromazina', 'administered'],
+    ['Procedimento. Cefazolina, vinte e dois miligramas por quilo, IV.', 'cefazolina', 'administered'],
+    ['Finadyne, treze ml, na veia.', 'finadyne', 'administered'],
+    ['Ela vai tomar amoxicilina, vinte miligramas por quilo, de doze em doze horas, por sete dias.', 'amoxicilina', 'prescribed'],
+    ['Receitei cefalexina, trinta miligramas por quilo, a cada doze horas.', 'cefalexina', 'prescribed'],
+    ['Deixo receitado o Apoquel, meio comprimido, duas vezes ao dia.', 'apoquel', 'prescribed'],
+    ['Em casa vai dar omeprazol, um miligrama por quilo, uma vez ao dia.', 'omeprazol', 'prescribed'],
+    ['O fenobarbital continua, mesma dose.', 'fenobarbital', 'prescribed'],
+    ['Mantém o pimobendan, zero vírgula vinte e cinco miligrama por quilo, de doze em doze horas.', 'pimobendan', 'prescribed'],
+    ['Passei amoxicilina, vinte miligramas por quilo, de doze em doze horas, por dez dias.', 'amoxicilina', 'prescribed'],
+    ['Suspende o meloxicam.', 'meloxicam', 'suspended'],
+    ['Pode parar de dar a prednisolona.', 'prednisolona', 'suspended'],
+    ['Esse Maxitrol interrompe já.', 'maxitrol', 'suspended'],
+    ['Essa ranitidina não precisa mais dar.', 'ranitidina', 'suspended'],
+    ['Tira o carprofeno.', 'carprofeno', 'suspended'],
+    ['Se precisar, a gente faz dexametasona na veia.', 'dexametasona', 'prescribed'],
+    ['Se precisar, dexametasona na veia, meio miligrama por quilo.', 'dexametasona', 'prescribed'],
+  ])('%s → %s %s', (text, drug, status) => {
+    const medication = onlyMedication(text);
+    expect([medication.drug, medication.status]).toEqual([drug, status]);
+  });
+
+  it.each([
+    ['Depois, um comprimido de manhã.'],
+    ['Poderia fazer cetoprofeno IM, mas prefiro não.'],
+    ['Se der diarreia, suspende o meloxicam e me liga.'],
+    ['O produtor já tinha dado Banamine, dez ml na veia, de manhã.'],
+    ['A tutora aplica Caninsulin, três unidades de doze em doze horas.'],
+    ['Eu tava pingando um Maxitrol que tinha em casa.'],
+    ['Tomava Rimadyl, suspenso há cinco dias pelo colega.'],
+    ['O tratador já tinha aplicado dez ml de Buscopan composto.'],
+    ['Dei Luftal, umas gotinhas, ontem à noite.'],
+    ['Metronidazol eu vou deixar sem por enquanto.'],
+    ['Tem dermatite atópica desde filhote.'],
+    ['Atendimento no capril do seu Osvaldo.'],
+  ])('no item: %s', (text) => {
+    expect(plan(text).medications).toEqual([]);
+  });
+
+  it('reads a drug after "e depois" as a drug of its own, and an exam word inside a drug name as the drug', () => {
+    const result = plan(
+      'Fiz bicarbonato de sódio, dez ml na veia. E depois Tilosina, dez miligramas por quilo, no músculo, uma vez ao dia por cinco dias.',
+    );
+    expect(result.medications.map((m) => [m.drug, m.dose_value, m.dose_unit, m.interval_hours, m.status])).toEqual([
+      ['bicarbonato de sodio', 10, 'ml', null, 'administered'],
+      ['tilosina', 10, 'mg/kg', 24, 'prescribed'],
+    ]);
+    expect(result.exams).toEqual([]);
+  });
+
+  it('takes a volume right after the name as the dose, not as a strength ("Pentabiótico, dez ml, ... duas aplicações")', () => {
+    const medication = onlyMedication('Pentabiótico, dez ml no músculo, repete a cada três dias, mais duas aplicações.');
+    expect([medication.dose_value, medication.dose_unit, medication.interval_hours]).toEqual([10, 'ml', 72]);
+  });
+
+  it.each([
+    ['Frontline Plus, uma pipeta no dorso por mês.', 720],
+    ['Pode dar o Nexgard Spectra hoje à noite ainda, um comprimido, e depois um por mês.', 720],
+    ['Bravecto, um comprimido, quinzenal.', 360],
+    ['Simparic, um comprimido mensal.', 720],
+  ])('reads a period said after the site or a bare count: %s', (text, hours) => {
+    expect(onlyMedication(text).interval_hours).toBe(hours);
+  });
+
+  it.each([
+    ['Glicopan Pet, um ml pela boca duas vezes ao dia, por dez dias.', 'glicopan pet'],
+    ['Aurizon, dez gotas em cada ouvido, duas vezes ao dia, por catorze dias.', 'aurizon'],
+    ['Vou deixar receitado Vibravet, um comprimido de doze em doze horas, por dez dias.', 'vibravet'],
+    ['Receitei Stomorgyl, um comprimido a cada vinte e quatro horas, por dez dias.', 'stomorgyl'],
+    ['Pra casa, Mirataz na orelha, uma vez ao dia, por catorze dias.', 'mirataz'],
+    // names no list holds: a class's ending, or a capitalised name before a count of its form
+    ['Pra casa, tioridazina, meio miligrama por quilo, de oito em oito horas.', 'tioridazina'],
+    ['Pra casa, Otofix, cinco gotas em cada ouvido, de doze em doze horas, por sete dias.', 'otofix'],
+  ])('knows more names and product lines: %s', (text, drug) => {
+    expect(onlyMedication(text).drug).toBe(drug);
+  });
+});
+
+describe('general rules: exams, vaccines and follow-ups as they are said', () => {
+  it.each([
+    ['Fiz um ultra transretal.', ['ultrasound']],
+    ['Vou bater uma chapa do tórax.', ['radiograph']],
+    ['Quero fazer um eco.', ['echocardiogram']],
+    ['Vou levar fezes pra contagem de oocistos.', ['fecal']],
+    ['Colhi sangue pro exame de anemia infecciosa, o Coggins.', ['other']],
+    ['Vou pedir um exame de sangue.', ['cbc']],
+    ['Queria também um exame de sangue, um bioquímico.', ['biochemistry']],
+    ['Não precisa fazer raio x agora.', []],
+    ['Vou fazer um eletro e um eco.', ['ecg', 'echocardiogram']],
+    ['Fiz o teste rápido de cinomose, deu negativo.', ['rapid_test']],
+  ])('%s → %j', (text, codes) => {
+    expect(plan(text).exams.map((exam) => exam.code)).toEqual(codes);
+  });
+
+  it.each([
+    [
+      'Foi aplicada hoje a segunda dose da V10 e a primeira da gripe, intranasal.',
+      [
+        ['v8_v10', 'administered'],
+        ['kennel_cough', 'administered'],
+      ],
+    ],
+    ['Já dei a vacina de tétano agora.', [['tetanus', 'administered']]],
+    ['Reforço anual da vacina de cinomose aplicado hoje.', [['other', 'administered']]],
+    ['Apliquei a quíntupla.', [['feline_polyvalent', 'administered']]],
+    ['Vacinei com a da raiva.', [['rabies', 'administered']]],
+    ['Apliquei a Raivacel.', [['rabies', 'administered']]],
+  ])('%s', (text, vaccines) => {
+    expect(plan(text).vaccines.map((v) => [v.code, v.status])).toEqual(vaccines);
+  });
+
+  it.each([
+    ['Traz ele depois de amanhã pra gente ver.', 'recheck', 2],
+    ['Semana que vem eu passo de novo pra ver as mancas.', 'recheck', 7],
+    ['Amanhã eu volto pra trocar o curativo.', 'recheck', 1],
+    ['Nova chapa em oito semanas.', 'recheck', 56],
+    ['Curva glicêmica aqui na clínica daqui a uma semana.', 'recheck', 7],
+    ['Quando terminar o pantoprazol, daqui a dez dias, traz ele pra repetir o ultra.', 'recheck', 10],
+    ['Qualquer coisa o seu Jair me chama.', 'other', null],
+    ['Me manda mensagem se tiver outra crise.', 'other', null],
+    ['O hemograma fica pronto em dois dias.', 'exam_result', 2],
+    ['Daqui a dez dias a gente revê.', 'recheck', 10],
+    ['Retorno daqui a uma quinzena.', 'recheck', 15],
+  ])('%s → %s %s', (text, kind, days) => {
+    expect(plan(text).follow_ups.map((f) => [f.kind, f.due_in_days])).toEqual([[kind, days]]);
+  });
+
+  it('does not take a time from an event for a follow-up ("quatro a seis horas depois do comprimido")', () => {
+    expect(plan('Dosar o T4 quatro a seis horas depois do comprimido.').follow_ups).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ const phrases = (cue: Cue, list: string[]) => list.map((phrase) => [phrase, cue]
 // biome-ignore format: a table reads better packed
 export const CUES = new PhraseTable<Cue>([
   ...phrases('prescribe', [
-    'vou passar', 'vamos passar', 'passar', 'passo', 'passei', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
+    'vou passar', 'vamos passar', 'passar', 'passo', 'vou prescrever', 'vamos prescrever', 'prescrever', 'prescrevo',
     'prescrevi', 'prescrito', 'prescrita', 'receitar', 'receito', 'receitei', 'vou receitar', 'vou entrar com', 'vamos entrar com',
     'entrar com', 'entra com', 'iniciar', 'inicia', 'iniciamos', 'comecar', 'comeca', 'comecamos', 'continuar', 'continua',
     'continue', 'manter', 'mantem', 'mantenha', 'mantemos', 'vou manter', 'dar', 'dando', 'oferecer', 'ofereca',
@@ -37,6 +37,12 @@ export const CUES = new PhraseTable<Cue>([
     'trocar pelo', 'trocar pela', 'pra casa', 'para casa', 'pra casa vai', 'para casa vai', 'em casa vai', 'vai pra casa com', 'entra', 'entra a', 'entra o',
     'entra com', 'entrar', 'para os proximos dias', 'pros proximos dias', 'pra seguir', 'para seguir', 'repetir', 'vai repetir',
     'repete', 'seguir com', 'segue com', 'dar em casa', 'uso domiciliar', 'tratamento domiciliar',
+    'deixo receitado', 'deixei receitado', 'deixo prescrito', 'deixei prescrito', 'vou indicar',
+    'levar pra casa', 'leva pra casa', 'vai levar', 'vai continuar', 'vai seguir', 'vai manter', 'vai receber', 'vai ficar com',
+    'pode dar', 'pode continuar', 'pode manter', 'pode usar', 'pode aplicar', 'pode pingar', 'pode passar', 'pode seguir',
+    'precisa dar', 'precisa tomar', 'precisa usar', 'tem que dar', 'tem que tomar', 'tem que aplicar', 'tem que pingar',
+    'tem que usar', 'deve tomar', 'deve receber', 'deve usar', 'deve dar', 'a gente vai passar', 'a gente vai dar', 'a gente passa',
+    'mandei pra casa com', 'mando pra casa com', 'orientado a', 'orientada a', 'oriento', 'recomendado', 'na internacao', 'na internacao segue', 'segue', 'depois segue', 'vou mandar pra casa', 'manda pra casa', 'segue em casa', 'continua em casa', 'mantem em casa', 'mantendo', 'continuando',
   ]),
   ...phrases('home', ['em casa']),
   ...phrases('cleaning', [
@@ -61,10 +67,19 @@ export const CUES = new PhraseTable<Cue>([
     'anestesiada com', 'anestesiado no', 'anestesiada no', 'anestesiado com', 'induzi com', 'inducao com',
     'fluidoterapia com', 'iniciada fluidoterapia com', 'iniciei fluidoterapia com', 'iniciada', 'iniciado', 'iniciei',
     'medicado com', 'medicada com', 'medicamos com', 'ja fiz aqui', 'ja dei aqui', 'recebeu aqui', 'tomou aqui na clinica',
+    'coloquei', 'colocamos', 'coloquei no soro', 'ja coloquei', 'acabei de dar', 'acabei de fazer', 'acabamos de fazer',
+    'acabamos de dar', 'ja to aplicando', 'to fazendo', 'estou fazendo', 'ja estou aplicando', 'infundi', 'infundimos',
+    'vou sedar', 'vou sedar com', 'sedar com', 'sedacao com', 'medicacao pre anestesica com', 'mpa com', 'inducao com propofol',
+    'epidural com', 'bloqueio com', 'anestesia com', 'manutencao com', 'mantido em', 'mantida em', 'mantido com', 'mantida com',
+    'na inducao', 'ja foi', 'ja tomou aqui', 'acabei de pingar', 'pinguei', 'ja pinguei', 'pingamos', 'fluido com', 'a fluido com',
+    'no soro com', 'soro com', 'mediquei', 'foi dado', 'foi dada', 'foram aplicados', 'foram aplicadas', 'foram feitos', 'foram feitas', 'foi realizado',
+    'foi realizada', 'apliquei aqui', 'ja mediquei', 'fiz agora', 'fizemos agora', 'dei agora aqui',
   ]),
   ...phrases('administer_weak', [
     'vou aplicar', 'vamos aplicar', 'vou administrar', 'vamos administrar', 'vou fazer', 'vamos fazer', 'feito', 'feita',
     'a gente vai fazer', 'a gente vai aplicar', 'a gente aplica', 'a gente faz', 'vai fazer', 'vou dar', 'vamos dar',
+    'aplicacao de', 'passei', 'ja passei', 'vermifuguei', 'vermifuguei com', 'vermifugacao com', 'vermifugado com', 'vermifugada com',
+    'vou colocar', 'vamos colocar', 'no soro', 'na fluido', 'na fluidoterapia', 'associei', 'associamos', 'vou infundir', 'a gente coloca', 'a gente vai colocar',
   ]),
   ...phrases('suspend', [
     'suspender', 'suspenda', 'suspende', 'suspendi', 'suspendemos', 'suspenso', 'vou suspender', 'vamos suspender',
@@ -75,6 +90,11 @@ export const CUES = new PhraseTable<Cue>([
     'descontinuar', 'descontinua', 'cortar o', 'cortar a', 'corta o', 'nao dar mais', 'nao da mais', 'nao de mais',
     'nao precisa mais', 'nao precisa mais dar', 'chega de', 'encerrar', 'encerra', 'pode parar', 'pode suspender',
     'pode tirar',
+    'pode parar de dar', 'pode parar de usar', 'pode parar de pingar', 'para de usar', 'para de pingar', 'para de passar',
+    'parar de pingar', 'parar de passar', 'deixa de dar', 'deixar de dar', 'nao vai mais tomar', 'nao vai mais usar',
+    'nao precisa mais de', 'nao precisa mais usar', 'nao precisa mais tomar', 'nao precisa mais pingar', 'suspensa', 'suspendo',
+    'retira a', 'retirar', 'descontinuo', 'nao usa mais', 'nao da mais o', 'nao da mais a', 'tira ele',
+    'tira ela', 'retirei o', 'retirei a', 'pode suspender o', 'pode suspender a', 'interrompe ja', 'para ja', 'suspende ja',
   ]),
   ...phrases('reject', [
     'nao vou passar', 'nao vou usar', 'nao vou dar', 'nao vou prescrever', 'nao vou aplicar', 'nao vou receitar',
@@ -89,7 +109,9 @@ export const CUES = new PhraseTable<Cue>([
     'nao quero', 'nao quis', 'nao vou iniciar', 'nao vou repetir', 'nao vamos repetir', 'nao vou associar', 'nao indicado',
     'nao indicada', 'nao vou fazer', 'nao vamos fazer', 'por enquanto nao', 'nao faz', 'nao resolve', 'existe', 'existe o',
     'existe a', 'existe tambem', 'pediluvio com', 'pediluvio de', 'no pediluvio', 'o frasco de', 'o frasco do', 'a caixa de', 'a caixa do', 'o vidro de', 'a embalagem de',
-    'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
+    'poderia fazer', 'poderia aplicar', 'poderiamos fazer', 'podia fazer', 'daria pra fazer', 'da pra fazer', 'uma opcao e',
+    'outra opcao e', 'a opcao seria', 'mas prefiro nao', 'mas nao vou', 'mas nao vamos', 'mas nao quero', 'vou deixar sem', 'deixar sem', 'deixa sem', 'fica sem', 'vamos deixar sem', 'sem por enquanto', 'nao pode',
+    'nao pode passar', 'nao pode dar', 'nao pode pingar', 'o preco do', 'o preco da', 'quanto custa o', 'quanto custa a', 'o valor do', 'o valor da', 'tem a opcao de', 'tem a opcao do', 'outra opcao seria', 'uma opcao seria',
   ]),
   ...phrases('history', [
     'ja tomou', 'tomou', 'tomava', 'tomaram', 'estava tomando', 'tava tomando', 'vinha tomando', 'tinha tomado',
@@ -98,6 +120,11 @@ export const CUES = new PhraseTable<Cue>([
     'fez uso', 'fazia uso', 'faz uso', 'em uso de', 'ja fez', 'fez', 'recebeu', 'recebia', 'ja recebeu', 'usa', 'toma',
     'tratado com', 'tratada com', 'foi tratado com', 'foi tratada com', 'responde ao', 'respondeu ao', 'respondeu a',
     'ta tomando', 'esta tomando', 'to dando', 'estou dando', 'ta dando', 'tava dando', 'estava dando', 'vinha dando',
+    'a tutora aplica', 'o tutor aplica', 'tutora aplica', 'tutor aplica', 'a tutora da', 'o tutor da', 'tutora da', 'tutor da',
+    'a tutora usa', 'o tutor usa', 'a tutora pinga', 'o tutor pinga', 'o dono aplica', 'a dona aplica', 'o proprietario aplica',
+    'o produtor aplica', 'o tratador aplica', 'tava pingando', 'estava pingando', 'vinha pingando', 'tava aplicando',
+    'estava aplicando', 'vinha aplicando', 'tava passando', 'estava passando', 'vinha passando', 'ja aplicava', 'aplicava',
+    'pingava', 'passava', 'ja tinha aplicado', 'o tratador ja tinha aplicado', 'tinha passado', 'ja passou', 'passaram em casa',
     'que eu passei', 'que passei', 'que o colega passou', 'passei', 'aquele', 'aquela', 'pingou', 'ja pingou', 'aplicou',
     'ja aplicou', 'tinha aplicado', 'ja tinha aplicado', 'tinha dado', 'ja tinha dado', 'acha que era', 'que sobrou',
     'colocava', 'colocou', 'parei', 'parou', 'parou de dar', 'ja recebeu', 'dei em casa', 'na consulta anterior',
@@ -134,6 +161,7 @@ export const PAST_MARKERS = new PhraseTable<true>(
 // biome-ignore format: a table reads better packed
 export const TOPIC_STOPS = new Set([
   'retorno', 'retornar', 'retorne', 'revisao', 'reavaliacao', 'reavaliar', 'reavaliamos', 'volta', 'voltar', 'volte',
+  'volto', 'voltamos', 'retorna', 'retornamos', 'reavalio', 'reavaliando',
   'vacina', 'vacinas', 'vacinar', 'vacinei', 'vacinacao', 'antirrabica', 'exame', 'exames', 'hemograma', 'bioquimico',
   'ultrassom', 'ultrassonografia', 'radiografia', 'raio', 'cirurgia', 'castracao', 'internacao', 'internar', 'anamnese',
   'diagnostico', 'suspeita', 'prognostico', 'observacoes', 'orcamento', 'valor', 'reais', 'custa', 'exame fisico',
@@ -161,11 +189,12 @@ export const SECTIONS = new PhraseTable<'prescribed' | 'administered' | null>([
     'pre anestesico', 'mpa', 'inducao', 'feito na consulta', 'feito agora', 'feitos agora', 'medicacao realizada',
     'medicacoes realizadas', 'na clinica', 'aplicado na clinica', 'medicado', 'administrado', 'administrados',
     'medicacao administrada', 'medicacoes administradas', 'anestesia', 'protocolo anestesico', 'sedacao',
+    'procedimento', 'procedimento cirurgico', 'cirurgia', 'procedimentos', 'anestesia e analgesia',
   ].map((phrase) => [phrase, 'administered'] as const),
   ...[
     'tratamento', 'conduta', 'plano', 'plano terapeutico', 'orientacoes', 'orientacao', 'observacoes', 'observacao', 'retorno',
     'seguimento', 'diagnostico', 'exames', 'exame', 'exame fisico', 'exame clinico', 'anamnese', 'historico', 'identificacao',
-    'queixa', 'rebanho', 'material', 'procedimento', 'suspeita', 'paciente', 'exames solicitados', 'exames complementares',
+    'queixa', 'rebanho', 'material', 'suspeita', 'paciente', 'exames solicitados', 'exames complementares',
     'prognostico', 'recomendacoes',
   ].map((phrase) => [phrase, null] as const),
 ]);

@@ -136,17 +136,17 @@ export function doseAt(words: readonly string[], at: number): (Dose & { herd: bo
 /** Words of a route as said; "v o" is "v.o." read without its points. */
 // biome-ignore format: a table reads better packed
 const ROUTE_PHRASES: [string, Route][] = [
-  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco', 'na agua', 'na agua de bebida', 'via agua de bebida', 'via agua', 'no bebedouro'].map(
+  ...(['vo', 'v o', 'via oral', 'por via oral', 'oral', 'pela boca', 'por boca', 'na boca', 'na comida', 'na racao', 'junto com a comida', 'junto com a racao', 'com a comida', 'com comida', 'no petisco', 'na agua', 'na agua de bebida', 'via agua de bebida', 'via agua', 'no bebedouro', 'oralmente', 'misturado na comida', 'misturado na racao', 'no alimento'].map(
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['sc', 's c', 'sq', 'subcutaneo', 'subcutanea', 'subcutaneamente', 'sub cutaneo', 'sub cutanea', 'via subcutanea', 'via sc', 'no subcutaneo', 'debaixo da pele', 'embaixo da pele', 'sob a pele'].map(
     (phrase) => [phrase, 'subcutaneous'] as [string, Route],
   )),
   ...(['im', 'i m', 'intramuscular', 'via intramuscular', 'intramuscularmente', 'no musculo', 'via im'].map((phrase) => [phrase, 'intramuscular'] as [string, Route])),
-  ...(['iv', 'i v', 'ev', 'e v', 'intravenoso', 'intravenosa', 'endovenoso', 'endovenosa', 'via intravenosa', 'via endovenosa', 'na veia', 'intravenosamente', 'endovenosamente', 'via iv', 'via ev'].map(
+  ...(['iv', 'i v', 'ev', 'e v', 'intravenoso', 'intravenosa', 'endovenoso', 'endovenosa', 'via intravenosa', 'via endovenosa', 'na veia', 'intravenosamente', 'endovenosamente', 'via iv', 'via ev', 'na jugular', 'na veia jugular', 'na cefalica', 'na veia cefalica'].map(
     (phrase) => [phrase, 'intravenous'] as [string, Route],
   )),
-  ...(['topico', 'topica', 'topicamente', 'uso topico', 'via topica', 'na pele', 'na lesao', 'nas lesoes', 'na ferida', 'no local', 'sobre a lesao', 'nas feridas', 'spot on', 'pour on', 'na nuca', 'no dorso', 'no ferimento', 'nos ferimentos', 'no casco', 'nos cascos', 'na pata', 'nas patas', 'no corte'].map(
+  ...(['topico', 'topica', 'topicamente', 'uso topico', 'via topica', 'na pele', 'na lesao', 'nas lesoes', 'na ferida', 'no local', 'sobre a lesao', 'nas feridas', 'spot on', 'pour on', 'na nuca', 'no dorso', 'no ferimento', 'nos ferimentos', 'no casco', 'nos cascos', 'na pata', 'nas patas', 'no corte', 'na cernelha', 'no lombo', 'no umbigo', 'no focinho'].map(
     (phrase) => [phrase, 'topical'] as [string, Route],
   )),
   ...(['otologico', 'otologica', 'otico', 'otica', 'auricular', 'no ouvido', 'nos ouvidos', 'em cada ouvido', 'na orelha', 'nas orelhas', 'em cada orelha', 'no conduto', 'nos condutos', 'no canal auditivo', 'ouvido', 'ouvidos', 'conduto auditivo'].map(
@@ -171,6 +171,7 @@ export const FORMS = new PhraseTable<Route>([
     (phrase) => [phrase, 'oral'] as [string, Route],
   )),
   ...(['colirio', 'colirios', 'pomada oftalmica', 'gel oftalmico'].map((phrase) => [phrase, 'ophthalmic'] as [string, Route])),
+  ...(['solucao otologica', 'pomada otologica', 'gotas otologicas', 'otologico'].map((phrase) => [phrase, 'otic'] as [string, Route])),
   ...(['pomada', 'creme', 'shampoo', 'xampu', 'spray', 'locao', 'pipeta', 'pipetas', 'talco', 'sabonete', 'mousse', 'unguento', 'banho com', 'banhos com'].map(
     (phrase) => [phrase, 'topical'] as [string, Route],
   )),
@@ -182,7 +183,7 @@ export const ROUTE_OF_UNIT: Partial<Record<DoseUnit, Route>> = { comprimido: 'or
 /** Days in one of each duration unit. */
 // biome-ignore format: a table reads better packed
 const DAYS: Record<string, number> = {
-  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365,
+  dia: 1, dias: 1, d: 1, semana: 7, semanas: 7, quinzena: 15, quinzenas: 15, mes: 30, meses: 30, ano: 365, anos: 365,
 };
 
 export interface Duration {

@@ -12,26 +12,26 @@ const exam = (code: ExamCode, list: string[]) => list.map((phrase) => [phrase, c
 
 // biome-ignore format: a table reads better packed
 export const EXAMS = new PhraseTable<ExamCode>([
-  ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'hemograma e plaquetas', 'contagem de plaquetas', 'hematocrito', 'eritrograma', 'leucograma']),
+  ...exam('cbc', ['hemograma', 'hemograma completo', 'hemogramas', 'hemograma e plaquetas', 'exame de sangue', 'exames de sangue', 'hemogram', 'contagem de plaquetas', 'hematocrito', 'eritrograma', 'leucograma']),
   ...exam('biochemistry', [
     'bioquimico', 'bioquimicos', 'bioquimica', 'bioquimica serica', 'perfil bioquimico', 'exames bioquimicos', 'exame bioquimico',
     'funcao renal', 'funcao hepatica', 'perfil renal', 'perfil hepatico', 'ureia e creatinina', 'ureia', 'creatinina',
     'alt e fa', 'enzimas hepaticas', 'eletrolitos', 'albumina', 'proteinas totais', 'colesterol', 'triglicerides', 'bioquimico completo',
     'glicemia', 'calcio', 'calcio ionizado', 'fosforo', 'potassio', 'sodio', 'sdma', 'fosfatase alcalina', 'bilirrubina',
   ]),
-  ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa']),
-  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico']),
-  ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal', 'ultrassom de abdomen']),
-  ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'exame radiografico', 'chapa', 'chapas', 'raio x de torax', 'radiografia de torax']),
-  ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'citologia aspirativa']),
+  ...exam('urinalysis', ['urinalise', 'exame de urina', 'urina tipo um', 'urina tipo 1', 'eas', 'sumario de urina', 'relacao proteina creatinina urinaria', 'upc', 'urinalise completa', 'amostra de urina', 'urina para', 'urina pra', 'exame de urina completo', 'urina rotina']),
+  ...exam('fecal', ['parasitologico', 'parasitologico de fezes', 'coproparasitologico', 'exame de fezes', 'opg', 'contagem de ovos', 'coprologico', 'exame coproparasitologico', 'exame parasitologico', 'contagem de oocistos', 'contagem de ovos por grama', 'amostra de fezes', 'fezes para', 'fezes pra', 'coproparasitologico de fezes', 'exame de fezes seriado', 'parasitologico seriado']),
+  ...exam('ultrasound', ['ultrassom', 'ultrassonografia', 'ultrasson', 'ultra som', 'ultra sonografia', 'usg', 'ecografia', 'ultrassom abdominal', 'ultrassonografia abdominal', 'ultrassom de abdomen', 'ultra', 'ultrassonografico', 'ultrassom transretal', 'ultrassonografia transretal', 'us abdominal', 'ultrassom abdominal total', 'ultrassons']),
+  ...exam('radiograph', ['raio x', 'raios x', 'rx', 'radiografia', 'radiografias', 'exame radiografico', 'chapa', 'chapas', 'raio x de torax', 'radiografia de torax', 'raio xis', 'raiox', 'radiografico', 'estudo radiografico']),
+  ...exam('cytology', ['citologia', 'citologico', 'citologia otologica', 'citologia auricular', 'paaf', 'puncao aspirativa', 'imprint', 'citologia de pele', 'citologia vaginal', 'citologia aspirativa', 'aspirado', 'puncao por agulha fina', 'swab para citologia']),
   ...exam('culture', ['cultura', 'cultura e antibiograma', 'antibiograma', 'urocultura', 'cultura fungica', 'cultura bacteriana', 'hemocultura', 'cultura com antibiograma', 'urocultura com antibiograma']),
-  ...exam('ecg', ['eletrocardiograma', 'ecg', 'eletro']),
-  ...exam('echocardiogram', ['ecocardiograma', 'ecocardiografia', 'ecocardio', 'ecodopplercardiograma', 'eco do coracao']),
+  ...exam('ecg', ['eletrocardiograma', 'ecg', 'eletro', 'holter', 'eletrocardiografico', 'eletro do coracao']),
+  ...exam('echocardiogram', ['ecocardiograma', 'ecocardiografia', 'ecocardio', 'ecodopplercardiograma', 'eco do coracao', 'eco', 'ecodoppler', 'ecocardiografico', 'ecodopplercardiografia']),
   ...exam('blood_pressure', ['pressao arterial', 'pressao', 'pressao sistolica', 'doppler']),
   ...exam('rapid_test', [
     'teste rapido', 'testes rapidos', 'snap', 'snap test', '4dx', 'snap 4dx', 'teste de cinomose', 'teste de parvovirose',
     'teste de parvo', 'teste de fiv e felv', 'teste fiv felv', 'teste de giardia', 'teste de leishmaniose',
-    'teste rapido de leishmaniose', 'teste de erliquiose', 'teste de fiv', 'teste de felv', 'teste do carrapato', 'kit rapido',
+    'teste rapido de leishmaniose', 'teste de erliquiose', 'teste de fiv', 'teste de felv', 'teste do carrapato', 'kit rapido', 'teste rapido de', 'snap de', 'teste de cinomose e parvo', 'teste imunocromatografico', 'imunocromatografico', 'teste de erlichia', 'teste de ehrlichia', 'teste de dirofilaria', 'teste de dirofilariose', 'teste de fiv felv',
   ]),
   ...exam('pcr', ['pcr', 'rt pcr', 'qpcr']),
   ...exam('histopathology', ['biopsia', 'histopatologico', 'histopatologia', 'exame histopatologico', 'biopsia incisional', 'biopsia excisional', 'histopatologico do nodulo']),
@@ -41,7 +41,7 @@ export const EXAMS = new PhraseTable<ExamCode>([
     'tempo de protrombina', 'rinoscopia', 'teste de tuberculina', 'tuberculinizacao', 'exame andrologico',
     'pesquisa de hemoparasitas', 'dosagem serica', 'dosagem', 'frutosamina', 'curva glicemica', 'raspado',
     'raspado de pele', 'raspado cutaneo', 'raspado profundo', 'tricograma', 'fenobarbital serico', 'imunofenotipagem',
-    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'exame de fundo de olho',
+    'eletroforese', 'teste de estimulacao', 'exame de brucelose', 'teste de brucelose', 'necropsia', 'anemia infecciosa', 'exame de anemia infecciosa', 'coggins', 'teste de coggins', 'aie', 'exame de aie', 'mormo', 'exame de mormo', 'exame de fundo de olho', 'sorologia para', 'elisa', 'ifi', 'reacao de imunofluorescencia', 'hemogasometria', 'lactato serico', 'tempo de coagulacao', 'dosagem de', 'teste de supressao', 'acth', 'insulina serica', 'progesterona serica', 'cultura de pelo', 'lampada de wood', 'exame de raspado', 'exame micologico', 'micologico', 'tipagem sanguinea', 'teste de compatibilidade', 'prova cruzada', 'reticulocitos', 'esfregaco sanguineo', 'pesquisa de hemoparasitas', 'exame de cmt',
   ]),
 ]);
 
@@ -59,6 +59,11 @@ const ORDER = new PhraseTable<true>(
     'medir', 'medi', 'medimos', 'medida', 'tirar sangue', 'tirei sangue', 'tiramos sangue', 'indicado', 'indico', 'recomendo',
     'rodar', 'rodei', 'rodamos', 'repetir', 'repetimos', 'vou repetir', 'vamos repetir', 'precisa de', 'precisamos de',
     'quero', 'queria', 'quero tambem', 'queria tambem', 'solicitacao', 'pedido de', 'requisicao', 'amostra para', 'amostras para',
+    'levar', 'vou levar', 'levo', 'bater', 'bati', 'batemos', 'vou bater', 'vamos bater', 'tirar', 'tirei', 'tiramos', 'vou tirar', 'vamos tirar', 'dosei',
+    'vou dosar', 'vamos dosar', 'mandar pro laboratorio', 'levar pro laboratorio', 'mandei pro laboratorio', 'vou mandar', 'vamos mandar',
+    'vou colher', 'vamos colher', 'colhendo', 'coletando', 'a gente faz', 'a gente vai fazer', 'fazendo', 'fazer um',
+    'encaminhamos', 'vou encaminhar', 'vamos encaminhar', 'solicitando', 'pedindo', 'vou solicitar', 'vamos solicitar', 'precisamos',
+    'precisa', 'necessario', 'importante fazer', 'fazer tambem', 'colocar no laboratorio', 'vai pro laboratorio', 'enviar pro laboratorio',
   ].map((phrase) => [phrase, true] as const),
 );
 
@@ -89,6 +94,8 @@ export interface FoundExam {
 
 export interface ExamMention {
   code: ExamCode;
+  /** "exame de sangue": a hemogram only when no other exam is named in its sentence ("um exame de sangue, um bioquímico"). */
+  generic?: boolean;
   first: number;
   end: number;
 }
@@ -98,7 +105,8 @@ export function examMentions(words: readonly string[]): ExamMention[] {
   for (let at = 0; at < words.length; ) {
     const hit = EXAMS.at(words, at);
     if (hit) {
-      found.push({ code: hit.value, first: at, end: hit.end });
+      const generic = words[at] === 'exame' || words[at] === 'exames' ? words[at + 2] === 'sangue' && hit.end === at + 3 : false;
+      found.push({ code: hit.value, first: at, end: hit.end, ...(generic ? { generic } : {}) });
       at = hit.end;
     } else at++;
   }
@@ -132,6 +140,8 @@ export function findExams(w: Words, mentions: ExamMention[], inFollowUp: (at: nu
   for (const mention of mentions) {
     if (inFollowUp(mention.first)) continue;
     const start = sentenceStart(w, mention.first);
+    if (mention.generic && mentions.some((other) => other !== mention && !other.generic && sentenceStart(w, other.first) === start))
+      continue;
     let order = orderBefore(words, Math.max(start, mention.first - BEFORE), mention.first);
     if (!order && listOrder?.sentence === start) order = listOrder.order;
     if (!order) {
@@ -163,6 +173,10 @@ function denied(w: Words, mention: ExamMention, order: [number, number]): boolea
   const from = Math.min(order[1], mention.first);
   // "se der alterado, a gente faz o ultrassom": an exam left for a condition.
   for (let k = order[1]; k < mention.first; k++) if (words[k] === 'se' || words[k] === 'caso') return true;
+  // "não precisa fazer raio-x", "não vou pedir o ultrassom", "nem vou fazer": the order said negated.
+  for (let k = Math.max(0, order[0] - 3); k < order[0]; k++) {
+    if ((words[k] === 'nao' || words[k] === 'nem') && !range(k + 1, order[0] + 1).some((j) => w.breakBefore[j])) return true;
+  }
   for (let k = from; k < Math.min(words.length, mention.end + 6); k++) {
     if (k > mention.first && w.breakBefore[k]) break;
     if (k >= mention.first && k < mention.end) continue;

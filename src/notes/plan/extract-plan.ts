@@ -45,15 +45,24 @@ export function planOfTranscript(transcript: TranscriptText, context: PlanContex
   // flagged for the vet: misheard-flags.ts).
   const table = drugTable(context.clinicDrugNames, misheardDrugs(w, context.clinicDrugNames));
 
-  const exams = examMentions(w.words);
-  const vaccines = vaccineMentions(w);
+  const drugMentions = findMentions(text, w, table);
+  const drugWords = new Set(drugMentions.flatMap((mention) => range(mention.first, mention.end)));
+  // A word inside a longer drug name is not an exam's or a vaccine's ("bicarbonato de sódio",
+  // "borogluconato de cálcio"); a name that is both ("cálcio") stays both, each list reads its cues.
+  const inDrug = (mention: { first: number; end: number }) =>
+    drugMentions.some(
+      (drug) => drug.first <= mention.first && mention.end <= drug.end && drug.end - drug.first > mention.end - mention.first,
+    );
+  const exams = examMentions(w.words).filter((mention) => !inDrug(mention));
+  const vaccines = vaccineMentions(w).filter((mention) => !inDrug(mention));
   const vaccineWords = new Set(vaccines.flatMap((mention) => range(mention.first, mention.end)));
-  const drugWords = new Set(findMentions(text, w, table).flatMap((mention) => range(mention.first, mention.end)));
+  const examWords = new Set(exams.flatMap((mention) => range(mention.first, mention.end)));
   const followUpsFound = findFollowUps(
     w,
     context.visitDate,
     (at) => vaccineWords.has(at),
     (at) => drugWords.has(at),
+    (at) => examWords.has(at),
   );
   // Another topic ends a drug's reach: an exam, a vaccine or a return said after it.
   const stops = new Set<number>([...exams.map((mention) => mention.first), ...vaccines.map((mention) => mention.first)]);

@@ -26,7 +26,11 @@ const CUES = new PhraseTable<FollowUpKind>([
     'traga de novo', 'nova consulta', 'consulta de retorno', 'consulta de revisao', 'recheck', 'controle', 'acompanhamento',
     'nos vemos', 'a gente se ve', 'ver ele de novo', 'ver ela de novo', 'ver de novo', 'quero ver', 'vejo ele', 'vejo ela',
     'te vejo', 'passo ai', 'passo la', 'venho', 'venho ver', 'vou ver', 'quero rever', 'rever', 'reavaliacao clinica',
-    'check up', 'checkup', 'consulta de controle', 'nova avaliacao',
+    'check up', 'checkup', 'consulta de controle', 'nova avaliacao', 'traz ele', 'traz ela', 'traga ele', 'traga ela', 'trazer ele',
+    'trazer ela', 'tragam ele', 'tragam ela', 'de volta', 'pra gente ver', 'para a gente ver', 'pra gente reavaliar', 'pra reavaliar',
+    'para reavaliar', 'me traz', 'trazer aqui', 'traz aqui', 'traga aqui', 'passar aqui', 'passa aqui', 'vem aqui', 'vir aqui',
+    'aparece aqui', 'a gente reve', 'reve', 'revejo', 'revemos', 'passo de novo', 'volto de novo', 'venho de novo', 'eu passo', 'pra ver como', 'pra ver as', 'pra ver os',
+    'curativo', 'troca de curativo', 'trocar o curativo', 'reconsulta', 'revisita', 'visita', 'nova visita', 'te espero', 'espero voces', 'espero ele', 'espero ela',
   ]),
   ...cue('vaccine_booster', [
     'reforco', 'dose de reforco', 'segunda dose', 'terceira dose', 'quarta dose', 'proxima dose', 'proxima vacina', 'revacinar',
@@ -34,18 +38,20 @@ const CUES = new PhraseTable<FollowUpKind>([
   ]),
   ...cue('exam_result', [
     'resultado', 'resultados', 'laudo', 'laudos', 'trazer os exames', 'trazer o exame', 'trazer o resultado', 'trazer os resultados',
-    'buscar o resultado', 'quando sair o resultado', 'sai o resultado',
+    'buscar o resultado', 'quando sair o resultado', 'sai o resultado', 'fica pronto', 'ficam prontos', 'fica pronta', 'sai',
+    'saem', 'chega o resultado', 'devolutiva',
   ]),
   ...cue('procedure', [
     'cirurgia', 'castracao', 'castrar', 'procedimento', 'pontos', 'tartarectomia', 'limpeza de tartaro', 'profilaxia dentaria',
-    'orquiectomia', 'ovariohisterectomia', 'ovh', 'extracao', 'curativo', 'troca de curativo', 'trocar o curativo', 'drenagem',
+    'orquiectomia', 'ovariohisterectomia', 'ovh', 'extracao', 'drenagem',
     'sedacao', 'internacao', 'biopsia', 'endoscopia', 'casqueamento', 'ferrageamento', 'sonda', 'dreno', 'gesso', 'tala',
     'bandagem', 'nodulectomia', 'mastectomia', 'enucleacao', 'amputacao', 'desgaste', 'eutanasia',
   ]),
   ...cue('other', [
     'me liga', 'ligar', 'ligue', 'liga', 'ligo', 'telefonar', 'entrar em contato', 'entro em contato', 'dar noticias',
     'mandar noticias', 'mandar foto', 'mandar mensagem', 'manda mensagem', 'mando', 'me manda', 'aviso', 'me avisa', 'avisar',
-    'mando por mensagem',
+    'mando por mensagem', 'me chama', 'chama', 'me manda mensagem', 'me liga', 'mandar video', 'manda foto', 'manda video',
+    'me atualiza', 'me da noticias', 'whatsapp', 'zap', 'me mande',
   ]),
 ]);
 /** A vaccine named in an interval's clause makes it a booster ("a quádrupla felina a gente faz daqui a um mês"). */
@@ -68,12 +74,14 @@ const CONDITIONAL = new PhraseTable<FollowUpKind>([
 ]);
 // biome-ignore format: a table reads better packed
 const CONDITION_STARTS = new Set(['se', 'caso']);
+/** "qualquer coisa, me liga", "qualquer alteração, traz": a condition said without "se". */
+const ANY_THING = new Set(['coisa', 'alteracao', 'problema', 'piora', 'sinal', 'intercorrencia', 'mudanca', 'novidade']);
 /** How far after "se" the word that brings the animal back may be said. */
 const CONDITION_REACH = 22;
 
 // biome-ignore format: a table reads better packed
 const UNIT_DAYS: Record<string, number> = {
-  dia: 1, dias: 1, semana: 7, semanas: 7, mes: 30, meses: 30, ano: 365, anos: 365, hora: 1 / 24, horas: 1 / 24, h: 1 / 24,
+  dia: 1, dias: 1, semana: 7, semanas: 7, quinzena: 15, quinzenas: 15, mes: 30, meses: 30, ano: 365, anos: 365, hora: 1 / 24, horas: 1 / 24, h: 1 / 24,
 };
 const FIXED: [string[], number][] = [
   [['depois', 'de', 'amanha'], 2],
@@ -214,7 +222,15 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
   const { words } = w;
   const found: FoundFollowUp[] = [];
   for (let at = 0; at < words.length; at++) {
-    if (!CONDITION_STARTS.has(words[at]!)) continue;
+    const reversed = reversedCondition(w, at);
+    if (reversed) {
+      if (range(reversed.first, reversed.end).some((k) => taken[k])) continue;
+      for (let k = reversed.first; k < reversed.end; k++) taken[k] = true;
+      found.push({ ...reversed, dueInDays: null, used: range(reversed.first, reversed.end), purposeFrom: reversed.end });
+      at = reversed.end - 1;
+      continue;
+    }
+    if (!CONDITION_STARTS.has(words[at]!) && !(words[at] === 'qualquer' && ANY_THING.has(words[at + 1] ?? ''))) continue;
     // "ou antes se não voltar a fazer cocô": a return said before, sooner on a condition.
     const sooner = words[at - 1] === 'antes' && (words[at - 2] === 'ou' || w.commaBefore[at - 1]);
     let hit: { kind: FollowUpKind; first: number; end: number } | null = null;
@@ -243,6 +259,26 @@ function conditionalFollowUps(w: Words, taken: boolean[], drugAt: (at: number) =
   return found;
 }
 
+/**
+ * A call or a return asked for first, its condition after: "me manda mensagem se tiver outra crise",
+ * "me liga caso ele não coma", "traz ele se a ferida abrir". Not a dated one ("me liga em dois dias se ...").
+ */
+function reversedCondition(w: Words, at: number): { kind: FollowUpKind; first: number; end: number } | null {
+  const { words } = w;
+  const said = CONDITIONAL.at(words, at);
+  if (!said || !['me', 'traz', 'traga', 'tragam'].includes(words[at]!)) return null;
+  for (let k = said.end; k < Math.min(words.length, said.end + 4); k++) {
+    if (w.breakBefore[k]) return null;
+    if (CONDITION_STARTS.has(words[k]!)) {
+      if (startsDue(w, said.end)) return null;
+      let end = k + 1;
+      while (end < Math.min(words.length, k + 10) && !w.breakBefore[end] && !w.commaBefore[end]) end++;
+      return { kind: said.value, first: at, end };
+    }
+  }
+  return null;
+}
+
 /** An interval within the next few words ("volta em uma semana", "volta daqui a dez dias"). */
 function startsDue(w: Words, at: number): boolean {
   for (let k = at; k < Math.min(w.words.length, at + 4) && !w.breakBefore[k]; k++) if (dueAt(w.words, k, '2000-01-01')) return true;
@@ -254,7 +290,13 @@ export function followUpCueAt(words: readonly string[], at: number): boolean {
   return CUES.at(words, at) !== null;
 }
 
-export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt, drugAt: (at: number) => boolean): FoundFollowUp[] {
+export function findFollowUps(
+  w: Words,
+  visitDate: string,
+  vaccineAt: VaccineAt,
+  drugAt: (at: number) => boolean,
+  examAt: (at: number) => boolean = () => false,
+): FoundFollowUp[] {
   const { words } = w;
   const taken = new Array<boolean>(words.length).fill(false);
   const found = conditionalFollowUps(w, taken, drugAt);
@@ -266,7 +308,14 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
   for (let k = 0; k < words.length; k++) {
     if (taken[k] || schedule[k]) continue;
     const due = dueAt(words, k, visitDate);
-    if (due) {
+    // "quatro a seis horas depois do comprimido", "dez dias após a cirurgia": a time from an event, not from today.
+    const fromEvent =
+      due !== null &&
+      !w.breakBefore[due.end] &&
+      ['depois', 'apos', 'antes'].includes(words[due.end] ?? '') &&
+      ['do', 'da', 'de', 'dos', 'das', 'o', 'a'].includes(words[due.end + 1] ?? '');
+    if (due && fromEvent) k = due.end - 1;
+    else if (due) {
       dues.push(due);
       k = due.end - 1;
     }
@@ -285,16 +334,27 @@ export function findFollowUps(w: Words, visitDate: string, vaccineAt: VaccineAt,
     while (end < ceiling && !w.commaBefore[end] && !taken[end]) end++;
     let read = clauseKinds(w, first, end, due, vaccineAt);
     // "Daqui a 6 meses, fazer o check-up": an interval that opens its sentence is read past its comma.
+    // "Quando terminar o pantoprazol, daqui a dez dias, traz ele ...": an interval set off by commas too.
+    const setOff = w.commaBefore[leadStart(words, due.first, first)] === true && w.commaBefore[end] === true;
     if (
       read.kinds.length === 0 &&
       read.headingKinds.length === 0 &&
-      (first === due.first || leadStart(words, due.first, first) === first)
+      (first === due.first || leadStart(words, due.first, first) === first || setOff)
     ) {
       let further = end;
       while (further < ceiling && !w.breakBefore[further] && !taken[further]) further++;
       if (further > end) {
         end = further;
         read = clauseKinds(w, first, end, due, vaccineAt);
+      }
+    }
+    // "Curva glicêmica aqui na clínica daqui a uma semana", "Nova chapa em oito semanas": an exam
+    // said with a time to come is done at a return.
+    if (read.kinds.length === 0 && read.headingKinds.length === 0) {
+      const exam = range(first, end).find((k) => examAt(k) && (k < due.first || k >= due.end));
+      if (exam !== undefined) {
+        read.kinds.push('recheck');
+        read.used.push(exam);
       }
     }
     const { kinds, headingKinds, used } = read;

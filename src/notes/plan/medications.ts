@@ -67,6 +67,8 @@ interface Reading extends Omit<FoundMedication, 'status'> {
   alsoForHome: number | null;
   /** Only a per-weight-band rate was said ("1 ml para cada 50 kg"): a herd's or a label's, never an item. */
   herdOnly: boolean;
+  /** Said after "se"/"caso" in its sentence: for later, if at all. */
+  conditional: boolean;
   mention: Mention;
 }
 
@@ -75,6 +77,8 @@ const CONNECTORS_OF_ALIAS = new Set(['o', 'a', 'que', 'e', 'ou', 'seja', 'do', '
 /** "antes do Otomax", "depois da dipirona": a drug named as a point in time, not a mention of its own. */
 // biome-ignore format: a table reads better packed
 const REFERENCE_BEFORE = new Set(['antes', 'depois', 'apos']);
+/** "dermatite atópica", "otite ... externa": after these a name is the disease's adjective, not a drug (Atopica). */
+const DISEASE_BEFORE = new Set(['dermatite', 'doenca', 'sindrome', 'atopia']);
 
 const said = (text: string, w: Words, first: number, end: number) =>
   text
@@ -121,6 +125,23 @@ const QUALIFIERS = new Set([
   'cat',
   'junior',
   'senior',
+]);
+
+/** Said after any name, a product line's word ("Glicopan Pet", "Eritrós Dog"): never a generic's form. */
+// biome-ignore format: a table reads better packed
+const BRAND_QUALIFIERS = new Set(['pet', 'dog', 'cat', 'puppy', 'gold', 'plus', 'spectra', 'trio', 'duo', 'combo', 'premium', 'junior', 'senior']);
+
+/** Capitalised at a sentence's start before a count, and no drug ("Depois, um comprimido"). */
+// biome-ignore format: a table reads better packed
+const SENTENCE_OPENERS = new Set([
+  'depois', 'entao', 'agora', 'hoje', 'amanha', 'doutor', 'doutora', 'pode', 'vamos', 'isso', 'certo', 'tambem', 'ainda', 'cada',
+  'todo', 'toda', 'todos', 'todas', 'quanto', 'quantos', 'quantas', 'quando', 'como', 'aqui', 'senhor', 'senhora', 'dona', 'seu',
+  'olha', 'veja', 'sempre', 'antes', 'apenas', 'somente', 'tipo', 'quase', 'metade', 'inteiro', 'inteira', 'manha', 'noite',
+  'tarde', 'jejum', 'junto', 'juntos', 'primeiro', 'primeira', 'segundo', 'segunda', 'terceiro', 'terceira', 'ultimo', 'ultima',
+  'outro', 'outra', 'mesmo', 'mesma', 'nenhum', 'nenhuma', 'algum', 'alguma', 'esse', 'essa', 'este', 'esta', 'aquele', 'aquela',
+  'nesse', 'nessa', 'neste', 'nesta', 'desse', 'dessa', 'deste', 'desta', 'dele', 'dela', 'nele', 'nela', 'eles', 'elas',
+  'ficou', 'fica', 'ficam', 'sera', 'seria', 'tambem', 'porque', 'porem', 'contudo', 'portanto', 'assim', 'inclusive', 'sim',
+  'claro', 'beleza', 'perfeito', 'exato', 'exatamente', 'isso', 'otimo', 'certinho', 'tranquilo',
 ]);
 
 /** Words that are never an unlisted drug's name, however they are said. */
@@ -187,17 +208,33 @@ const NOT_A_DRUG = new Set([
   'receita',
   'peso',
   'pesando',
+  // words with a drug class's ending that are no drug: a goat farm, a month
+  'capril',
+  'abril',
 ]);
+
+/**
+ * More endings of drug classes, for the plan only (the drafting grounding keeps its own list):
+ * local anaesthetics (-caína), prokinetics (-prida), heparins, carbonic anhydrase inhibitors,
+ * SSRIs, phenothiazines (-azina), antivirals (-ciclovir), antibodies (-mabe), kinase inhibitors
+ * (-tinibe), triazines (-azurila), NK1 antagonists (-pitant), bisphosphonates (-dronato), ...
+ */
+const MORE_DRUG_ENDINGS =
+  /^[a-z]{3,}(caina|prida|parina|zolamida|oxetina|azina|tadina|sulida|ciclovir|pramina|mabe?|tinibe?|azurila?|trexato|dronato|fenaco|pitanto?|metacina|tralina|rubicina|fosfamida|lactona|cilina|conazol|oxacina?|oxacino)$/;
 
 /** A name no list holds: a word with a drug class's ending, or a capitalised word said right before a per-kilo dose ("Zolvix 2,5 mg/kg"). */
 function unlistedAt(text: string, w: Words, at: number): Drug | null {
   const word = w.words[at]!;
   if (!/^[a-z]{4,}$/.test(word) || NOT_A_DRUG.has(word) || CUES.at(w.words, at)) return null;
   const drug: Drug = { name: word, generic: word, route: null, drugClass: 'unlisted' };
-  if (hasDrugEnding(word)) return drug;
+  if (hasDrugEnding(word) || MORE_DRUG_ENDINGS.test(word)) return drug;
   const capital = /\p{Lu}/u.test(text[w.starts[at]!] ?? '');
   const dose = capital ? doseAt(w.words, at + 1) : null;
-  return dose && !dose.herd && ['mg/kg', 'mcg/kg', 'UI/kg'].includes(dose.unit) ? drug : null;
+  if (!dose || dose.herd) return null;
+  // "Zolvix 2,5 mg/kg"; "Aurizon, dez gotas", "Padock, uma seringa" with a count of the product's
+  // own form, when the word is no common word that opens a sentence.
+  if (['mg/kg', 'mcg/kg', 'UI/kg', 'ml/kg'].includes(dose.unit)) return drug;
+  return ['gota', 'comprimido', 'pipeta', 'aplicação'].includes(dose.unit) && word.length >= 5 && !SENTENCE_OPENERS.has(word) ? drug : null;
 }
 
 export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): Mention[] {
@@ -208,7 +245,12 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     const unlisted = listed ? null : unlistedAt(text, w, at);
     const hit = listed ?? (unlisted ? { value: unlisted, end: at + 1 } : null);
     // A brand's product qualifier said right after it is part of its name ("Buscopan simples", "Drontal Puppy").
-    if (listed && listed.value.generic !== listed.value.name && QUALIFIERS.has(words[listed.end] ?? '') && !w.commaBefore[listed.end]) {
+    const qualifier = words[listed?.end ?? -1] ?? '';
+    if (
+      listed &&
+      (BRAND_QUALIFIERS.has(qualifier) || (listed.value.generic !== listed.value.name && QUALIFIERS.has(qualifier))) &&
+      !w.commaBefore[listed.end]
+    ) {
       listed.end++;
     }
     // A name does not run over a sentence mark ("... vitamina. E ...").
@@ -218,10 +260,11 @@ export function findMentions(text: string, w: Words, table: PhraseTable<Drug>): 
     }
     const last = mentions.at(-1);
     const between = last ? words.slice(last.end, at) : [];
+    // "antes do Otomax", "após a dipirona" (not "E depois Tilosina, ...": a next step, a drug of its own).
     const reference =
-      REFERENCE_BEFORE.has(words[at - 1] ?? '') ||
+      (words[at - 1] === 'apos' && !w.commaBefore[at]) ||
       (REFERENCE_BEFORE.has(words[at - 2] ?? '') && ['do', 'da', 'de', 'o', 'a'].includes(words[at - 1]!));
-    if (reference) {
+    if (reference || DISEASE_BEFORE.has(words[at - 1] ?? '')) {
       at = hit.end;
       continue;
     }
@@ -357,12 +400,22 @@ function pastIn(words: readonly string[], from: number, to: number): number[] {
   return used;
 }
 
+// biome-ignore format: a table reads better packed
+const FIRST_PERSON_GIVEN = new Set(['dei', 'ja dei', 'demos', 'ja demos', 'passei']);
+const PER_KG_UNITS = new Set<DoseUnit>(['mg/kg', 'ml/kg', 'mcg/kg', 'UI/kg']);
+const INJECTED = new Set<Route>(['intravenous', 'intramuscular', 'subcutaneous']);
+
 const range = (first: number, end: number) => Array.from({ length: Math.max(0, end - first) }, (_, i) => first + i);
 // biome-ignore format: a table reads better packed
 const NOW = new Set(['agora', 'aqui', 'hoje']);
 // biome-ignore format: a table reads better packed
 const MASS_UNITS = new Set<DoseUnit>(['mg', 'g', 'ml', 'UI']);
+/** A tablet's or a vial's strength said right after the name ("Synulox 50 mg"); a volume is what is given ("Pentabiótico, dez ml"). */
+const STRENGTH_UNITS = new Set<DoseUnit>(['mg', 'g', 'UI']);
 const PERIOD_AFTER_DOSE: Record<string, number> = { dia: 24, semana: 168, mes: 720 };
+/** Where a dose goes, said between it and its period ("uma pipeta no dorso por mês"). */
+// biome-ignore format: a table reads better packed
+const SITE_WORDS = new Set(['no', 'na', 'nos', 'nas', 'dorso', 'nuca', 'pescoco', 'lombo', 'pele', 'costas', 'cernelha']);
 
 /** What one mention says; its status is decided later, with its list and heading. */
 function readMention(
@@ -407,7 +460,7 @@ function readMention(
     if (distance < CUE_REACH) {
       const cue = cueAt(w, k);
       if (cue && (cue.value === 'prescribe' || cue.value === 'home')) laterForHome.push(k);
-      if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, distance, breaks, firstAttribute)) {
+      if (cue && cue.end <= reachEnd && afterCueCounts(cue.value, words, k, cue.end, distance, breaks, firstAttribute)) {
         after.push({ cue: cue.value, first: k, end: cue.end });
         k = cue.end;
         continue;
@@ -427,18 +480,38 @@ function readMention(
       if (foundDose.herd) herd = true;
       else if (dose === null || (strength && !MASS_UNITS.has(foundDose.unit))) {
         // "Synulox 50 mg, um comprimido": a strength right after the name gives way to a count said after it.
-        strength = dose === null && MASS_UNITS.has(foundDose.unit) && k - mention.end <= 1;
+        strength = dose === null && STRENGTH_UNITS.has(foundDose.unit) && k - mention.end <= 1;
         dose = foundDose;
         used.push(...range(foundDose.first, foundDose.end));
         firstAttribute = Math.min(firstAttribute, k);
       }
       k = foundDose.end;
-      // "um comprimido por mês", "repetir uma pipeta por mês"
-      if (interval === null && ['por', 'ao', 'a', '/'].includes(words[k] ?? '') && PERIOD_AFTER_DOSE[words[k + 1] ?? ''] !== undefined) {
-        interval = { hours: PERIOD_AFTER_DOSE[words[k + 1]!]!, first: k, end: k + 2, weak: false };
-        used.push(...range(foundDose.first, k + 2));
-        k += 2;
+      // "um comprimido por mês", "repetir uma pipeta por mês", "uma pipeta no dorso por mês"
+      let period = k;
+      while (period < k + 3 && SITE_WORDS.has(words[period] ?? '') && !w.breakBefore[period]) period++;
+      if (['por', 'ao', 'a', '/'].includes(words[period] ?? '') && PERIOD_AFTER_DOSE[words[period + 1] ?? ''] === undefined) period = k;
+      if (
+        interval === null &&
+        ['por', 'ao', 'a', '/'].includes(words[period] ?? '') &&
+        PERIOD_AFTER_DOSE[words[period + 1] ?? ''] !== undefined &&
+        !w.breakBefore[period]
+      ) {
+        interval = { hours: PERIOD_AFTER_DOSE[words[period + 1]!]!, first: period, end: period + 2, weak: false };
+        used.push(...range(foundDose.first, period + 2));
+        k = period + 2;
       }
+      continue;
+    }
+    // "e depois um por mês", "repete um por mês": a count without its form, and its period.
+    const countPeriod =
+      ['um', 'uma', '1'].includes(words[k]!) && ['por', 'ao', 'a'].includes(words[k + 1] ?? '')
+        ? PERIOD_AFTER_DOSE[words[k + 2] ?? '']
+        : undefined;
+    if (interval === null && countPeriod !== undefined) {
+      interval = { hours: countPeriod, first: k, end: k + 3, weak: false };
+      used.push(...range(k, k + 3));
+      laterForHome.push(k);
+      k += 3;
       continue;
     }
     // "uma cápsula por dia", "um sachê por dia": no unit of the plan, but the interval is said.
@@ -514,8 +587,17 @@ function readMention(
       (hit.cue === 'administer_weak' &&
         (NOW.has(words[hit.end] ?? '') || NOW.has(words[hit.first - 1] ?? '') || NOW.has(words[hit.end + 1] ?? ''))),
   );
+  // "Nesse aqui já dei toltrazuril, vinte miligramas por quilo, pela boca": a vet's "dei", said with a
+  // per-kilo dose or an injection route, is a dose given now; a tutor's ("Dei Luftal ontem") is history.
+  const givenByVet =
+    !past &&
+    cues.some((hit) => hit.cue === 'history' && FIRST_PERSON_GIVEN.has(words.slice(hit.first, hit.end).join(' '))) &&
+    ((dose !== null && PER_KG_UNITS.has(dose.unit)) || (route !== null && INJECTED.has(route)));
   let own: Own;
-  if (has('suspend')) own = { kind: 'status', status: 'suspended' };
+  // "Tomava Rimadyl, suspenso há cinco dias pelo colega": stopped before the visit.
+  if (has('suspend') && past && !has('prescribe')) own = { kind: 'drop' };
+  else if (has('suspend')) own = { kind: 'status', status: 'suspended' };
+  else if (givenByVet) own = { kind: 'status', status: 'administered' };
   else if (has('reject')) own = { kind: 'drop' };
   else if (has('cleaning') && mention.drug.drugClass === 'fluid_and_supplement') own = { kind: 'drop' };
   else if (past && !has('prescribe')) own = { kind: 'drop' };
@@ -524,6 +606,15 @@ function readMention(
   else if (has('prescribe') || has('home')) own = { kind: 'status', status: 'prescribed' };
   else own = { kind: 'none' };
 
+  // "Se precisar, a gente faz dexametasona na veia": said on a condition, for later; "se der
+  // diarreia, suspende" is no stop made in this visit.
+  let conditional = false;
+  for (let k = mention.first - 1; k >= Math.max(0, mention.first - 15); k--) {
+    if (['se', 'caso'].includes(words[k]!)) conditional = true;
+    if (w.breakBefore[k]) break;
+  }
+  if (conditional && own.kind === 'status' && own.status === 'suspended') own = { kind: 'drop' };
+  else if (conditional && own.kind === 'status' && own.status === 'administered') own = { kind: 'status', status: 'prescribed' };
   const firstAdministered = cues.find((hit) => hit.cue === 'administer')?.first;
   const alsoForHome = firstAdministered !== undefined && schedule ? (laterForHome.find((at) => at > firstAdministered) ?? null) : null;
   const unitRoute = dose ? (ROUTE_OF_UNIT[dose.unit] ?? null) : null;
@@ -542,6 +633,7 @@ function readMention(
     hasSchedule,
     now,
     herdOnly: herd && dose === null,
+    conditional,
     mention,
   };
 }
@@ -565,15 +657,30 @@ function productRoute(drug: Drug): Route | null {
 }
 
 /** After the drug, which cues still speak of it. */
-function afterCueCounts(cue: Cue, words: readonly string[], at: number, distance: number, breaks: number, firstAttribute: number): boolean {
+function afterCueCounts(
+  cue: Cue,
+  words: readonly string[],
+  at: number,
+  end: number,
+  distance: number,
+  breaks: number,
+  firstAttribute: number,
+): boolean {
   switch (cue) {
     case 'suspend':
+      return true;
+    // In its sentence, or in a later one after its dose or route ("Cerenia, 1 mg/kg SC. Já apliquei."),
+    // not a later "Fiz a fluoresceína" about something else.
     case 'administer':
     case 'administer_weak':
-      return true;
-    // "Meloxicam não vou passar", "o cetoprofeno não": right after the name only.
+      return breaks === 0 || firstAttribute !== Number.POSITIVE_INFINITY;
+    // "Meloxicam não vou passar", "o cetoprofeno não", "Metronidazol eu vou deixar sem": right after the name only.
     case 'reject':
-      return distance <= 3 && words[at] === 'nao';
+      return (
+        (distance <= 3 && (words[at] === 'nao' || words.slice(at, end).includes('sem'))) ||
+        // "Poderia usar cetoprofeno IM, mas prefiro não": a "but not" in its sentence.
+        (breaks === 0 && words[at] === 'mas')
+      );
     case 'history':
       return breaks === 0 && distance < 6 && firstAttribute === Number.POSITIVE_INFINITY;
     case 'prescribe':
@@ -612,6 +719,8 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
   const readings: Reading[] = mentions.map((mention, i) => {
     let reachEnd = Math.min(words.length, mention.end + REACH, i + 1 < mentions.length ? preambles[i + 1]! : words.length);
     for (let k = mention.end; k < reachEnd; k++) {
+      // "e na internação segue de doze em doze horas": the hospital order of the same drug, not another topic.
+      if (words[k] === 'internacao' && words[k - 1] === 'na') continue;
       if (stops.has(k) || TOPIC_STOPS.has(words[k]!)) {
         reachEnd = k;
         break;
@@ -652,12 +761,33 @@ export function findMedications(text: string, w: Words, table: PhraseTable<Drug>
     const said = inherited[i]!;
     if (said.kind === 'drop') continue;
     let status: Status | null = said.kind === 'status' ? said.status : sections[reading.mention.first]!;
+    // Nothing says it: an injection with no interval and no duration is given in the visit
+    // ("Finadyne, treze ml, na veia"); anything else is for home.
+    if (
+      status === null &&
+      !reading.conditional &&
+      reading.route !== null &&
+      INJECTED.has(reading.route) &&
+      reading.interval_hours === null &&
+      reading.duration_days === null
+    )
+      status = 'administered';
     if (status === null && reading.hasSchedule) status = 'prescribed';
     if (status === null) status = 'prescribed';
     // Given now and also scheduled ("também aplicado agora, e repetir uma pipeta por mês em casa"): for home.
     if (status === 'administered' && reading.schedule && (own[i]!.kind !== 'status' || !reading.now || reading.interval_hours !== null))
       status = 'prescribed';
-    const { own: _own, schedule: _schedule, now: _now, herdOnly: _herd, mention: _mention, alsoForHome, hasSchedule, ...found } = reading;
+    const {
+      own: _own,
+      schedule: _schedule,
+      now: _now,
+      herdOnly: _herd,
+      conditional: _if,
+      mention: _mention,
+      alsoForHome,
+      hasSchedule,
+      ...found
+    } = reading;
     const cued = said.kind === 'status' || sections[reading.mention.first] !== null;
     if (alsoForHome !== null) {
       const now = found.used.filter((at) => at < alsoForHome);

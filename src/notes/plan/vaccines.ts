@@ -18,20 +18,20 @@ const vaccine = (code: Code, list: string[]) => list.map((phrase) => [phrase, co
 const NAMES = new PhraseTable<Code>([
   ...vaccine('v8_v10', [
     'v8', 'v10', 'v11', 'v 8', 'v 10', 'v 11', 'v7', 'v oito', 'v dez', 'v onze', 'octupla', 'decupla', 'vacina oito', 'vacina dez',
-    'multipla canina', 'polivalente canina', 'vanguard plus', 'recombitek', 'duramune', 'nobivac dhppi', 'v8 canina', 'v10 canina',
+    'multipla canina', 'polivalente canina', 'vanguard plus', 'recombitek', 'duramune', 'nobivac dhppi', 'v8 canina', 'v10 canina', 'eurican', 'vanguard',
   ]),
   ...vaccine('feline_polyvalent', [
     'v3', 'v4', 'v5', 'v 3', 'v 4', 'v 5', 'v tres', 'v quatro', 'v cinco', 'triplice felina', 'quadrupla felina', 'quintupla felina',
-    'polivalente felina', 'v3 felina', 'v4 felina', 'v5 felina', 'quadrupla', 'quintupla', 'triplice', 'felocell', 'purevax',
+    'polivalente felina', 'v3 felina', 'v4 felina', 'v5 felina', 'quadrupla', 'quintupla', 'triplice', 'felocell', 'purevax', 'fel o vax', 'quadricat',
   ]),
   ...vaccine('polyvalent', ['polivalente', 'multipla', 'vacina polivalente', 'vacina multipla', 'vacina anual', 'vacina completa']),
   ...vaccine('rabies', [
     'antirrabica', 'anti rabica', 'antirabica', 'vacina da raiva', 'vacina de raiva', 'vacina contra raiva', 'vacina contra a raiva',
-    'vacina antirrabica', 'raiva', 'contra raiva', 'contra a raiva', 'rabisin', 'defensor', 'nobivac raiva', 'raiva bovina',
+    'vacina antirrabica', 'raiva', 'contra raiva', 'contra a raiva', 'rabisin', 'defensor', 'raivacel', 'nobivac raiva', 'raiva bovina',
   ]),
   ...vaccine('kennel_cough', [
     'tosse dos canis', 'tosse de canil', 'tosse dos canil', 'gripe canina', 'vacina da gripe', 'vacina de gripe', 'traqueobronquite',
-    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
+    'traqueobronquite infecciosa', 'bordetella', 'bronchi shield', 'bronchiguard', 'intranasal', 'gripe', 'da gripe', 'primeira da gripe', 'vacina intranasal', 'pneumodog', 'nobivac kc intranasal', 'vacina da tosse', 'vacina de tosse', 'nobivac kc',
   ]),
   ...vaccine('giardia', ['giardia', 'giardiavax', 'vacina da giardia', 'vacina de giardia', 'contra giardia']),
   ...vaccine('leishmaniasis', ['leishmaniose', 'leish tec', 'leishtec', 'vacina da leishmaniose', 'vacina de leishmaniose', 'vacina contra leishmaniose']),
@@ -43,7 +43,7 @@ const NAMES = new PhraseTable<Code>([
     'aftosa', 'brucelose', 'b19', 'rb51', 'encefalomielite', 'herpesvirus equino', 'rinopneumonite', 'leptospirose', 'lepto',
     'carbunculo', 'botulismo', 'ibr', 'bvd', 'papilomatose', 'vacina de clostridio', 'clostridio', 'garrotilho', 'adenite',
     'mixomatose', 'doenca hemorragica', 'coronavirus', 'pneumonia enzootica', 'newcastle', 'gumboro', 'bouba', 'marek',
-    'coriza', 'clamidiose', 'ectima', 'linfadenite', 'vacina contra mastite',
+    'coriza', 'clamidiose', 'ectima', 'linfadenite', 'vacina contra mastite', 'cinomose', 'vacina de cinomose', 'vacina da cinomose', 'vacina contra cinomose', 'raiva e cinomose',
   ]),
 ]);
 /** Names that are a vaccine only beside "vacina", a dose word or another vaccine (a disease otherwise). */
@@ -55,7 +55,8 @@ const VACCINE_WORDS = new Set([
   'imunizacao', 'vacinacao', 'revacinar', 'revacinacao', 'subcutanea', 'subcutaneas',
 ]);
 /** Vaccine names that never mean anything else. */
-const ALWAYS = /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune)$/;
+const ALWAYS =
+  /^(antirrabica|antirabica|octupla|decupla|antitetanica|leishtec|giardiavax|rabisin|felocell|purevax|recombitek|duramune|eurican|vanguard|raivacel|quadricat|bronchiguard)$/;
 
 const phrases = (list: string[]) => new PhraseTable<true>(list.map((phrase) => [phrase, true] as const));
 // biome-ignore format: a table reads better packed
@@ -65,7 +66,7 @@ const ADMINISTERED = phrases([
   'foi feita', 'recebeu hoje', 'recebeu agora', 'vou aplicar', 'vamos aplicar', 'vou fazer agora', 'vamos fazer agora',
   'aplicar agora', 'aplicar hoje', 'fazer agora', 'fazer hoje', 'vou fazer hoje', 'vamos fazer hoje', 'ja apliquei',
   'ja aplicamos', 'acabei de aplicar', 'administrei', 'administrada', 'administramos', 'vou vacinar', 'vamos vacinar',
-  'vacinar agora', 'vacinar hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
+  'vacinar agora', 'vacinar hoje', 'ja dei', 'dei', 'acabei de dar', 'demos', 'ja fiz', 'ja fizemos', 'aplicada hoje', 'aplicado hoje', 'aplicadas hoje', 'aplicados hoje', 'estou aplicando', 'aplicando', 'dose aplicada', 'aplicacao da', 'aplicacao de',
 ]);
 // biome-ignore format: a table reads better packed
 const SCHEDULED = phrases([
@@ -115,14 +116,31 @@ export function vaccineMentions(w: Words): VaccineMention[] {
       return false;
     };
     const previous = found.at(-1);
+    // "a primeira da gripe, intranasal": the same vaccine said again right after is one mention.
+    if (previous && previous.code === hit.value && at - previous.end <= 1 && !w.breakBefore[at]) {
+      previous.end = hit.end;
+      at = hit.end;
+      continue;
+    }
     const listed = previous !== undefined && at - previous.end <= 4 && !range(previous.end, at + 1).some((k) => w.breakBefore[k]);
     const vNumber = words[at] === 'v' || /^v\d/.test(words[at]!);
+    // "Apliquei a quíntupla", "vacinei com a da raiva": an administration said right before the name.
+    let given = false;
+    for (let k = Math.max(0, at - 5); k < at && !given; k++) {
+      const cue = ADMINISTERED.at(words, k);
+      given =
+        cue !== null &&
+        cue.end <= at &&
+        at - cue.end <= 2 &&
+        range(cue.end, at).every((j) => ['a', 'o', 'as', 'os', 'da', 'do', 'com'].includes(words[j]!));
+    }
     if (
       !NEEDS_VACCINE_WORD.has(hit.value) ||
       ALWAYS.test(words[at]!) ||
       ['felina', 'canina'].includes(words[hit.end - 1]!) ||
       vNumber ||
       listed ||
+      given ||
       near(at - 7, hit.end + 3)
     ) {
       found.push({ code: hit.value, first: at, end: hit.end });
