@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toTimestamp, UuidSchema } from '../../platform/http/schemas.ts';
+import { MessageTemplateFields } from '../../providers/messaging/port.ts';
 import type { ChatMessageRow } from './messages.repo.ts';
 
 /** The kinds an ERP (or the Notes API) may send; `satisfaction_survey` is the survey trigger's own. */
@@ -9,21 +10,10 @@ export type SendableKind = (typeof SENDABLE_KINDS)[number];
 /** WhatsApp's limit for a free-form message body. */
 export const MESSAGE_BODY_MAX = 4096;
 
-export const MessageTemplateSchema = z
-  .strictObject({
-    name: z
-      .string()
-      .regex(/^[a-z0-9_]{1,512}$/, 'lower-case letters, digits and _ (a WhatsApp template name)')
-      .meta({ description: 'The approved WhatsApp template, e.g. `orientacoes_consulta`' }),
-    language: z
-      .string()
-      .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a WhatsApp language code such as pt_BR')
-      .meta({ description: 'Its language code, e.g. `pt_BR`' }),
-  })
-  .meta({
-    id: 'MessageTemplate',
-    description: "A WhatsApp message template: the provider's payload carries it with the body as its one parameter",
-  });
+export const MessageTemplateSchema = MessageTemplateFields.meta({
+  id: 'MessageTemplate',
+  description: "A WhatsApp message template: the provider's payload carries it with the body as its one parameter",
+});
 
 export const SendMessageBody = z
   .strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MessageTemplateFields } from '../../providers/messaging/port.ts';
 
 // The settings that link a clinic to a CRM workspace and shape the owner summary's message
 // (docs/notes-owner-summary.md).
@@ -26,20 +27,8 @@ export const CrmLinkSchema = z
   .nullable()
   .meta({ id: 'NotesCrmLink', description: 'The CRM workspace owner summaries are sent through; null when unlinked' });
 
-export const OwnerSummaryTemplateSchema = z
-  .strictObject({
-    name: z
-      .string()
-      .regex(/^[a-z0-9_]{1,512}$/, 'lower-case letters, digits and _ (a WhatsApp template name)')
-      .meta({ description: 'The approved WhatsApp template, e.g. `orientacoes_consulta`' }),
-    language: z
-      .string()
-      .regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, 'a WhatsApp language code such as pt_BR')
-      .meta({ description: 'Its language code, e.g. `pt_BR`' }),
-  })
-  .nullable()
-  .meta({
-    id: 'OwnerSummaryTemplate',
-    description:
-      'The WhatsApp template owner summaries are sent in, the summary as its one parameter; null (the default) = a free-form message',
-  });
+export const OwnerSummaryTemplateSchema = MessageTemplateFields.nullable().meta({
+  id: 'OwnerSummaryTemplate',
+  description:
+    'The WhatsApp template owner summaries are sent in, the summary as its one parameter; null (the default) = a free-form message',
+});
